@@ -1,0 +1,238 @@
+// vkdml: DirectML's operators as Vulkan compute shaders.
+//
+//   auto device = vkdml::Device::create();                 // or Device::adopt(...)
+//   vkdml::Operator op = device->createOperator(desc);     // validates every rule
+//   vkdml::CompiledOperator kernel = device->compileOperator(op);
+//   vkdml::BindingTable table = kernel.createBindingTable();
+//   table.bindInputs({{&in, 0, in.size()}});
+//   table.bindOutputs({{&out, 0, out.size()}});
+//   device->execute(kernel, table);                        // or kernel.record(cmd, table)
+//
+// Every call that can fail throws vkdml::Error; vkdml::validate() reports a
+// descriptor's first broken rule without throwing.
+#ifndef VKDML_VKDML_HPP
+#define VKDML_VKDML_HPP
+
+#include <vkdml/DirectML.h>
+#include <vulkan/vulkan_core.h>
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#if defined(_WIN32)
+#define VKDML_API __declspec(dllexport)
+#else
+#define VKDML_API __attribute__((visibility("default")))
+#endif
+
+namespace vkdml {
+
+enum class ErrorCode {
+  InvalidArgument,  // a descriptor or binding breaks a rule (DirectML's E_INVALIDARG)
+  Unsupported,      // the device lacks a feature the operator needs
+  OutOfMemory,
+  DeviceLost,
+  VulkanError,  // any other failed Vulkan call
+};
+
+// An error names the operator (e.g. "DML_SLICE1"), the field (e.g.
+// "InputWindowSizes[2]") and, in what(), the rule with the offending values.
+class VKDML_API Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, std::string op, std::string field, const std::string& message);
+  ErrorCode code() const noexcept { return code_; }
+  const std::string& op() const noexcept { return op_; }
+  const std::string& field() const noexcept { return field_; }
+
+ private:
+  ErrorCode code_;
+  std::string op_;
+  std::string field_;
+};
+
+struct DeviceOptions {
+  // Index into vkEnumeratePhysicalDevices or a substring of the device name.
+  // Empty: $VKDML_DEVICE, else the first discrete GPU, else an integrated one,
+  // else any (lavapipe).
+  std::string selector;
+  // Enable VK_LAYER_KHRONOS_validation when it is installed. Also enabled by
+  // $VKDML_VALIDATION=1.
+  bool validation = false;
+  // Receives every validation-layer warning and error. Default: print to stderr.
+  std::function<void(const char* message)> onValidationMessage;
+};
+
+struct DeviceInfo {
+  std::string name;
+  uint32_t vendorId = 0;
+  uint32_t apiVersion = 0;
+  VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+  uint32_t subgroupSize = 0;
+  uint32_t maxComputeSharedMemorySize = 0;
+  uint32_t maxComputeWorkGroupCountX = 0;
+  uint64_t maxStorageBufferRange = 0;
+  uint64_t maxMemoryAllocationSize = 0;
+  float timestampPeriodNs = 0;  // 0 when the queue has no timestamps
+  bool shaderInt8 = false;
+  bool shaderInt16 = false;
+  bool shaderFloat16 = false;
+  bool storageBuffer8BitAccess = false;
+  bool storageBuffer16BitAccess = false;
+  bool integerDotProduct4x8BitPackedAccelerated = false;
+  bool cooperativeMatrixNV = false;
+  bool validationEnabled = false;
+};
+
+class Device;
+class Buffer;
+
+// A device-local buffer with a device address. Its storage lives as long as
+// any copy of the handle.
+class VKDML_API Buffer {
+ public:
+  Buffer() = default;
+  uint64_t size() const;
+  VkBuffer handle() const;
+  VkDeviceAddress address() const;
+  explicit operator bool() const { return impl_ != nullptr; }
+  // Synchronous copies through a staging buffer.
+  void upload(const void* data, uint64_t bytes, uint64_t offset = 0);
+  void download(void* data, uint64_t bytes, uint64_t offset = 0) const;
+  void fill(uint32_t word, uint64_t bytes, uint64_t offset = 0);  // vkCmdFillBuffer
+
+  struct Impl;
+  Impl* impl() const { return impl_.get(); }  // internal
+
+ private:
+  friend class Device;
+  explicit Buffer(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<Impl> impl_;
+};
+
+// DML_BUFFER_BINDING: a range of a buffer. buffer == nullptr binds nothing
+// (DML_BINDING_TYPE_NONE), which only optional tensors accept.
+struct BufferBinding {
+  const Buffer* buffer = nullptr;
+  uint64_t offset = 0;
+  uint64_t sizeInBytes = 0;
+};
+
+struct OperatorPlan;  // internal: validated, normalized form of a descriptor
+
+// A validated operator. The descriptor arrays the caller passed may be freed
+// once it exists.
+class VKDML_API Operator {
+ public:
+  Operator() = default;
+  DML_OPERATOR_TYPE type() const;
+  const char* name() const;  // "DML_JOIN", ...
+  uint32_t inputCount() const;
+  uint32_t outputCount() const;
+  explicit operator bool() const { return plan_ != nullptr; }
+  const OperatorPlan& plan() const { return *plan_; }  // internal
+
+ private:
+  friend class Device;
+  friend class CompiledOperator;
+  explicit Operator(std::shared_ptr<const OperatorPlan> plan) : plan_(std::move(plan)) {}
+  std::shared_ptr<const OperatorPlan> plan_;
+};
+
+class CompiledOperator;
+
+// The buffers an execution reads and writes: DirectML's IDMLBindingTable.
+// Inputs follow the descriptor's order (optional ones bound to nothing when
+// absent); there is one output. A table must not be rebound while a command
+// buffer that recorded it is pending.
+class VKDML_API BindingTable {
+ public:
+  BindingTable() = default;
+  void bindInputs(const std::vector<BufferBinding>& inputs);
+  void bindOutputs(const std::vector<BufferBinding>& outputs);
+
+  struct Impl;
+
+ private:
+  friend class CompiledOperator;
+  friend class Device;
+  explicit BindingTable(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<Impl> impl_;
+};
+
+// An operator with its pipelines and parameter buffers built for one device.
+class VKDML_API CompiledOperator {
+ public:
+  CompiledOperator() = default;
+  const Operator& op() const;
+  BindingTable createBindingTable() const;
+  // Records the operator's dispatches (and the barriers between them) into a
+  // command buffer in the recording state, created on this device. The caller
+  // orders it against other work with its own barriers, as with DirectML's
+  // UAV barriers. Bound buffers and the table must outlive its execution.
+  void record(VkCommandBuffer commandBuffer, const BindingTable& bindings) const;
+  explicit operator bool() const { return impl_ != nullptr; }
+
+  struct Impl;
+
+ private:
+  friend class Device;
+  explicit CompiledOperator(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<Impl> impl_;
+};
+
+class VKDML_API Device : public std::enable_shared_from_this<Device> {
+ public:
+  static std::shared_ptr<Device> create(const DeviceOptions& options = {});
+  // Uses the application's own objects; they must outlive the Device. The
+  // VkDevice must have been created with bufferDeviceAddress, shaderInt64,
+  // and 8- and 16-bit storage buffer access enabled.
+  static std::shared_ptr<Device> adopt(VkInstance instance, VkPhysicalDevice physicalDevice, VkDevice device,
+                                       VkQueue queue, uint32_t queueFamilyIndex);
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const DeviceInfo& info() const;
+  // Names of the physical devices in enumeration order (for VKDML_DEVICE).
+  static std::vector<std::string> listPhysicalDevices();
+
+  Buffer createBuffer(uint64_t bytes);
+  // Wraps an application buffer created with SHADER_DEVICE_ADDRESS and
+  // TRANSFER_SRC/DST usage; the application keeps ownership.
+  Buffer wrapBuffer(VkBuffer buffer, uint64_t bytes);
+
+  Operator createOperator(const DML_OPERATOR_DESC& desc);
+  CompiledOperator compileOperator(const Operator& op);
+  // Records, submits and waits.
+  void execute(const CompiledOperator& op, const BindingTable& bindings);
+  // Records whatever `record` records into a one-time command buffer, submits and waits.
+  void submitAndWait(const std::function<void(VkCommandBuffer)>& record);
+
+  VkInstance instance() const;
+  VkPhysicalDevice physicalDevice() const;
+  VkDevice device() const;
+  VkQueue queue() const;
+  uint32_t queueFamilyIndex() const;
+  // Number of validation messages seen so far (0 when validation is off).
+  uint64_t validationMessageCount() const;
+
+  struct Impl;
+  Impl& impl() const { return *impl_; }
+
+ private:
+  Device();
+  std::unique_ptr<Impl> impl_;
+};
+
+// Checks every rule for the descriptor; returns the first violation.
+VKDML_API std::optional<Error> validate(const DML_OPERATOR_DESC& desc);
+
+}  // namespace vkdml
+
+#endif  // VKDML_VKDML_HPP

@@ -1,0 +1,38 @@
+// Plans dispatches of shaders/copy.comp, the strided copy that Join, Slice1
+// and ScatterND build on.
+#pragma once
+
+#include "internal.hpp"
+
+namespace vkdml {
+namespace detail {
+
+// A box of elements copied from one tensor slot to another: output element
+// at coordinate c (c[d] < sizes[d]) comes from input element
+// inputOffset + sum c[d]*inputStrides[d]; it goes to outputOffset + sum c[d]*outputStrides[d].
+struct CopyBox {
+  uint32_t rank = 0;
+  std::array<uint32_t, kMaxDims> sizes{};
+  std::array<int64_t, kMaxDims> inputStrides{};
+  std::array<int64_t, kMaxDims> outputStrides{};
+  uint64_t inputOffset = 0;
+  uint64_t outputOffset = 0;
+  uint32_t inputSlot = 0;
+  uint32_t outputSlot = 0;
+};
+
+// A box that copies `t`'s elements in place of each other: strides from the
+// tensor, offsets zero.
+CopyBox boxOf(const TensorInfo& input, const TensorInfo& output, uint32_t inputSlot, uint32_t outputSlot);
+
+// Drops size-1 dimensions and merges neighbours that are contiguous in both
+// tensors, so that a packed copy becomes one dimension.
+CopyBox collapse(const CopyBox& box);
+
+// One dispatch copying every box; `largestFootprint` (in elements) picks
+// 32- or 64-bit offset arithmetic.
+Dispatch planCopy(const std::vector<CopyBox>& boxes, uint32_t elementSize, uint64_t largestFootprint,
+                  const DeviceInfo& device);
+
+}  // namespace detail
+}  // namespace vkdml

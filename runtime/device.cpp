@@ -1,0 +1,615 @@
+// Device selection and creation, buffers, pipelines and submission.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "device_impl.hpp"
+
+namespace vkdml {
+
+namespace {
+
+constexpr uint32_t kPushConstantBytes = 16;  // {params address, binding-table address}
+constexpr uint64_t kStagingChunk = 64ull << 20;
+
+bool hasExtension(const std::vector<VkExtensionProperties>& list, const char* name) {
+  return std::any_of(list.begin(), list.end(),
+                     [&](const VkExtensionProperties& e) { return std::strcmp(e.extensionName, name) == 0; });
+}
+
+std::vector<VkExtensionProperties> deviceExtensions(VkPhysicalDevice physicalDevice) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(physicalDevice, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> list(count);
+  vkEnumerateDeviceExtensionProperties(physicalDevice, nullptr, &count, list.data());
+  return list;
+}
+
+VKAPI_ATTR VkBool32 VKAPI_CALL onDebugMessage(VkDebugUtilsMessageSeverityFlagBitsEXT, VkDebugUtilsMessageTypeFlagsEXT,
+                                              const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
+  auto* impl = static_cast<Device::Impl*>(user);
+  ++impl->validationMessages;
+  const char* message = data && data->pMessage ? data->pMessage : "(no message)";
+  if (impl->onValidationMessage)
+    impl->onValidationMessage(message);
+  else
+    std::fprintf(stderr, "vkdml: validation: %s\n", message);
+  return VK_FALSE;
+}
+
+void initializeLoader() {
+  static const VkResult result = volkInitialize();
+  if (result != VK_SUCCESS)
+    throw Error(ErrorCode::Unsupported, "Device", "loader", "no Vulkan loader (libvulkan.so.1) could be loaded");
+}
+
+struct Features {
+  VkPhysicalDeviceFeatures2 core{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDeviceBufferDeviceAddressFeatures address{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
+  VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+  VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDeviceShaderFloat16Int8Features float16Int8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  Features() {
+    core.pNext = &address;
+    address.pNext = &storage8;
+    storage8.pNext = &storage16;
+    storage16.pNext = &float16Int8;
+  }
+  Features(const Features&) = delete;
+};
+
+void readInfo(Device::Impl& d) {
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceMaintenance3Properties maintenance3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  VkPhysicalDeviceShaderIntegerDotProductProperties dot{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
+  VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  auto extensions = deviceExtensions(d.physicalDevice);
+  bool hasDot = hasExtension(extensions, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+  properties.pNext = &subgroup;
+  subgroup.pNext = &maintenance3;
+  if (hasDot) maintenance3.pNext = &dot;
+  vkGetPhysicalDeviceProperties2(d.physicalDevice, &properties);
+  const VkPhysicalDeviceLimits& limits = properties.properties.limits;
+
+  Features f;
+  vkGetPhysicalDeviceFeatures2(d.physicalDevice, &f.core);
+  vkGetPhysicalDeviceMemoryProperties(d.physicalDevice, &d.memory);
+
+  uint32_t familyCount = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(d.physicalDevice, &familyCount, nullptr);
+  std::vector<VkQueueFamilyProperties> families(familyCount);
+  vkGetPhysicalDeviceQueueFamilyProperties(d.physicalDevice, &familyCount, families.data());
+
+  DeviceInfo& i = d.info;
+  i.name = properties.properties.deviceName;
+  i.vendorId = properties.properties.vendorID;
+  i.apiVersion = properties.properties.apiVersion;
+  i.type = properties.properties.deviceType;
+  i.subgroupSize = subgroup.subgroupSize;
+  i.maxComputeSharedMemorySize = limits.maxComputeSharedMemorySize;
+  i.maxComputeWorkGroupCountX = limits.maxComputeWorkGroupCount[0];
+  i.maxStorageBufferRange = limits.maxStorageBufferRange;
+  i.maxMemoryAllocationSize = maintenance3.maxMemoryAllocationSize;
+  i.timestampPeriodNs =
+      d.queueFamily < familyCount && families[d.queueFamily].timestampValidBits ? limits.timestampPeriod : 0.0f;
+  i.shaderInt8 = f.float16Int8.shaderInt8;
+  i.shaderInt16 = f.core.features.shaderInt16;
+  i.shaderFloat16 = f.float16Int8.shaderFloat16;
+  i.storageBuffer8BitAccess = f.storage8.storageBuffer8BitAccess;
+  i.storageBuffer16BitAccess = f.storage16.storageBuffer16BitAccess;
+  i.integerDotProduct4x8BitPackedAccelerated = hasDot && dot.integerDotProduct4x8BitPackedSignedAccelerated &&
+                                               dot.integerDotProduct4x8BitPackedUnsignedAccelerated &&
+                                               dot.integerDotProduct4x8BitPackedMixedSignednessAccelerated;
+  i.cooperativeMatrixNV = hasExtension(extensions, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+}
+
+// Objects every Device needs, created on a ready VkDevice.
+void createCommonObjects(Device::Impl& d) {
+  volkLoadDeviceTable(&d.vk, d.device);
+  d.vk.vkGetDeviceQueue(d.device, d.queueFamily, 0, &d.queue);
+
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
+  VkPipelineLayoutCreateInfo layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout.pushConstantRangeCount = 1;
+  layout.pPushConstantRanges = &range;
+  detail::check(d.vk.vkCreatePipelineLayout(d.device, &layout, nullptr, &d.pipelineLayout), "vkCreatePipelineLayout");
+  VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  detail::check(d.vk.vkCreatePipelineCache(d.device, &cache, nullptr, &d.pipelineCache), "vkCreatePipelineCache");
+  VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool.queueFamilyIndex = d.queueFamily;
+  detail::check(d.vk.vkCreateCommandPool(d.device, &pool, nullptr, &d.commandPool), "vkCreateCommandPool");
+  VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  detail::check(d.vk.vkCreateFence(d.device, &fence, nullptr, &d.fence), "vkCreateFence");
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+VkPhysicalDevice choosePhysicalDevice(VkInstance instance, const std::string& selector) {
+  uint32_t count = 0;
+  vkEnumeratePhysicalDevices(instance, &count, nullptr);
+  std::vector<VkPhysicalDevice> devices(count);
+  vkEnumeratePhysicalDevices(instance, &count, devices.data());
+  if (devices.empty()) throw Error(ErrorCode::Unsupported, "Device", "physicalDevice", "no Vulkan device found");
+  std::vector<VkPhysicalDeviceProperties> properties(count);
+  for (uint32_t i = 0; i < count; ++i) vkGetPhysicalDeviceProperties(devices[i], &properties[i]);
+
+  if (!selector.empty()) {
+    bool numeric = std::all_of(selector.begin(), selector.end(), [](char c) { return c >= '0' && c <= '9'; });
+    for (uint32_t i = 0; i < count; ++i) {
+      if (numeric ? std::to_string(i) == selector
+                  : lower(properties[i].deviceName).find(lower(selector)) != std::string::npos)
+        return devices[i];
+    }
+    std::string names;
+    for (uint32_t i = 0; i < count; ++i) names += detail::concat(i ? ", " : "", i, ": ", properties[i].deviceName);
+    throw Error(ErrorCode::InvalidArgument, "Device", "VKDML_DEVICE",
+                detail::concat("no device matches '", selector, "' (devices: ", names, ")"));
+  }
+  for (VkPhysicalDeviceType wanted : {VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU, VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU,
+                                      VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU, VK_PHYSICAL_DEVICE_TYPE_CPU})
+    for (uint32_t i = 0; i < count; ++i)
+      if (properties[i].deviceType == wanted) return devices[i];
+  return devices[0];
+}
+
+uint32_t chooseQueueFamily(VkPhysicalDevice physicalDevice) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physicalDevice, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(physicalDevice, &count, families.data());
+  uint32_t best = UINT32_MAX;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
+    if (best == UINT32_MAX || (families[i].timestampValidBits && !families[best].timestampValidBits)) best = i;
+  }
+  if (best == UINT32_MAX) throw Error(ErrorCode::Unsupported, "Device", "queue", "the device has no compute queue");
+  return best;
+}
+
+}  // namespace
+
+Device::Device() : impl_(std::make_unique<Impl>()) {}
+
+Device::~Device() {
+  if (impl_) impl_->destroy();
+}
+
+void Device::Impl::destroy() {
+  if (device) {
+    vk.vkDeviceWaitIdle(device);
+    for (auto& p : pipelines) vk.vkDestroyPipeline(device, p.second, nullptr);
+    for (auto& m : modules) vk.vkDestroyShaderModule(device, m.second, nullptr);
+    pipelines.clear();
+    modules.clear();
+    vk.vkDestroyPipelineCache(device, pipelineCache, nullptr);
+    vk.vkDestroyPipelineLayout(device, pipelineLayout, nullptr);
+    vk.vkDestroyCommandPool(device, commandPool, nullptr);
+    vk.vkDestroyFence(device, fence, nullptr);
+    if (ownsDevice) vk.vkDestroyDevice(device, nullptr);
+  }
+  if (ownsDevice) {
+    if (messenger) vkDestroyDebugUtilsMessengerEXT(instance, messenger, nullptr);
+    if (instance) vkDestroyInstance(instance, nullptr);
+  }
+  device = VK_NULL_HANDLE;
+  instance = VK_NULL_HANDLE;
+}
+
+std::vector<std::string> Device::listPhysicalDevices() {
+  initializeLoader();
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.apiVersion = VK_API_VERSION_1_1;
+  VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  info.pApplicationInfo = &app;
+  VkInstance instance = VK_NULL_HANDLE;
+  detail::check(vkCreateInstance(&info, nullptr, &instance), "vkCreateInstance");
+  volkLoadInstanceOnly(instance);
+  uint32_t count = 0;
+  vkEnumeratePhysicalDevices(instance, &count, nullptr);
+  std::vector<VkPhysicalDevice> devices(count);
+  vkEnumeratePhysicalDevices(instance, &count, devices.data());
+  std::vector<std::string> names;
+  for (VkPhysicalDevice pd : devices) {
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(pd, &p);
+    names.emplace_back(p.deviceName);
+  }
+  vkDestroyInstance(instance, nullptr);
+  return names;
+}
+
+std::shared_ptr<Device> Device::create(const DeviceOptions& options) {
+  initializeLoader();
+  std::shared_ptr<Device> self(new Device());
+  Impl& d = *self->impl_;
+  d.ownsDevice = true;
+  d.onValidationMessage = options.onValidationMessage;
+
+  // Instance: Vulkan 1.1 at least; validation and debug messages on request.
+  uint32_t loaderVersion = volkGetInstanceVersion();
+  uint32_t layerCount = 0;
+  vkEnumerateInstanceLayerProperties(&layerCount, nullptr);
+  std::vector<VkLayerProperties> layers(layerCount);
+  vkEnumerateInstanceLayerProperties(&layerCount, layers.data());
+  uint32_t extensionCount = 0;
+  vkEnumerateInstanceExtensionProperties(nullptr, &extensionCount, nullptr);
+  std::vector<VkExtensionProperties> instanceExtensions(extensionCount);
+  vkEnumerateInstanceExtensionProperties(nullptr, &extensionCount, instanceExtensions.data());
+
+  const char* env = std::getenv("VKDML_VALIDATION");
+  bool wantValidation = options.validation || (env && std::strcmp(env, "0") != 0 && *env);
+  const char* validationLayer = "VK_LAYER_KHRONOS_validation";
+  bool haveValidation = std::any_of(layers.begin(), layers.end(), [&](const VkLayerProperties& l) {
+    return std::strcmp(l.layerName, validationLayer) == 0;
+  });
+  bool validation = wantValidation && haveValidation;
+  bool debugUtils = validation && hasExtension(instanceExtensions, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+
+  std::vector<const char*> enabledExtensions;
+  VkInstanceCreateInfo instanceInfo{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  if (hasExtension(instanceExtensions, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME)) {
+    enabledExtensions.push_back(VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
+    instanceInfo.flags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
+  }
+  if (debugUtils) enabledExtensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "vkdml";
+  app.pEngineName = "vkdml";
+  app.apiVersion = std::min<uint32_t>(std::max<uint32_t>(loaderVersion, VK_API_VERSION_1_1), VK_API_VERSION_1_3);
+  instanceInfo.pApplicationInfo = &app;
+  instanceInfo.enabledExtensionCount = static_cast<uint32_t>(enabledExtensions.size());
+  instanceInfo.ppEnabledExtensionNames = enabledExtensions.data();
+  if (validation) {
+    instanceInfo.enabledLayerCount = 1;
+    instanceInfo.ppEnabledLayerNames = &validationLayer;
+  }
+  VkDebugUtilsMessengerCreateInfoEXT messengerInfo{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+  messengerInfo.messageSeverity =
+      VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  messengerInfo.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
+  messengerInfo.pfnUserCallback = onDebugMessage;
+  messengerInfo.pUserData = &d;
+  if (debugUtils) instanceInfo.pNext = &messengerInfo;  // also reports instance creation
+  detail::check(vkCreateInstance(&instanceInfo, nullptr, &d.instance), "vkCreateInstance");
+  volkLoadInstanceOnly(d.instance);
+  if (debugUtils)
+    detail::check(vkCreateDebugUtilsMessengerEXT(d.instance, &messengerInfo, nullptr, &d.messenger),
+                  "vkCreateDebugUtilsMessengerEXT");
+
+  std::string selector = options.selector;
+  if (selector.empty())
+    if (const char* s = std::getenv("VKDML_DEVICE")) selector = s;
+  d.physicalDevice = choosePhysicalDevice(d.instance, selector);
+  d.queueFamily = chooseQueueFamily(d.physicalDevice);
+  readInfo(d);
+  d.info.validationEnabled = validation;
+  if (d.info.apiVersion < VK_API_VERSION_1_1)
+    throw Error(ErrorCode::Unsupported, "Device", "apiVersion",
+                detail::concat(d.info.name, " supports only Vulkan ", VK_API_VERSION_MAJOR(d.info.apiVersion), ".",
+                               VK_API_VERSION_MINOR(d.info.apiVersion), "; vkdml needs 1.1"));
+
+  // Features every kernel relies on: device addresses (no descriptor sets,
+  // no maxStorageBufferRange limit), 64-bit address arithmetic, and 8/16-bit
+  // loads and stores for data movement of 1- and 2-byte elements.
+  Features supported;
+  vkGetPhysicalDeviceFeatures2(d.physicalDevice, &supported.core);
+  auto require = [&](VkBool32 has, const char* feature) {
+    if (!has)
+      throw Error(ErrorCode::Unsupported, "Device", feature,
+                  detail::concat(d.info.name, " lacks the feature ", feature, ", which vkdml needs"));
+  };
+  require(supported.address.bufferDeviceAddress, "bufferDeviceAddress");
+  require(supported.core.features.shaderInt64, "shaderInt64");
+  require(supported.storage8.storageBuffer8BitAccess, "storageBuffer8BitAccess");
+  require(supported.storage16.storageBuffer16BitAccess, "storageBuffer16BitAccess");
+
+  Features enabled;
+  enabled.core.features.shaderInt64 = VK_TRUE;
+  enabled.core.features.shaderInt16 = supported.core.features.shaderInt16;
+  enabled.address.bufferDeviceAddress = VK_TRUE;
+  enabled.storage8.storageBuffer8BitAccess = VK_TRUE;
+  enabled.storage16.storageBuffer16BitAccess = VK_TRUE;
+  enabled.float16Int8.shaderInt8 = supported.float16Int8.shaderInt8;
+  enabled.float16Int8.shaderFloat16 = supported.float16Int8.shaderFloat16;
+
+  auto available = deviceExtensions(d.physicalDevice);
+  std::vector<const char*> extensions;
+  if (d.info.apiVersion < VK_API_VERSION_1_2) {
+    for (const char* e : {VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME, VK_KHR_8BIT_STORAGE_EXTENSION_NAME,
+                          VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME})
+      if (hasExtension(available, e)) extensions.push_back(e);
+  }
+  if (d.info.apiVersion < VK_API_VERSION_1_3 &&
+      hasExtension(available, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME))
+    extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queueInfo.queueFamilyIndex = d.queueFamily;
+  queueInfo.queueCount = 1;
+  queueInfo.pQueuePriorities = &priority;
+  VkDeviceCreateInfo deviceInfo{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  deviceInfo.pNext = &enabled.core;
+  deviceInfo.queueCreateInfoCount = 1;
+  deviceInfo.pQueueCreateInfos = &queueInfo;
+  deviceInfo.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  deviceInfo.ppEnabledExtensionNames = extensions.data();
+  detail::check(vkCreateDevice(d.physicalDevice, &deviceInfo, nullptr, &d.device), "vkCreateDevice");
+  createCommonObjects(d);
+  return self;
+}
+
+std::shared_ptr<Device> Device::adopt(VkInstance instance, VkPhysicalDevice physicalDevice, VkDevice device,
+                                      VkQueue queue, uint32_t queueFamilyIndex) {
+  initializeLoader();
+  if (!instance || !physicalDevice || !device || !queue)
+    throw Error(ErrorCode::InvalidArgument, "Device", "adopt", "every handle must be non-null");
+  volkLoadInstanceOnly(instance);
+  std::shared_ptr<Device> self(new Device());
+  Impl& d = *self->impl_;
+  d.instance = instance;
+  d.physicalDevice = physicalDevice;
+  d.device = device;
+  d.queueFamily = queueFamilyIndex;
+  readInfo(d);
+  createCommonObjects(d);
+  d.queue = queue;
+  return self;
+}
+
+const DeviceInfo& Device::info() const {
+  return impl_->info;
+}
+VkInstance Device::instance() const {
+  return impl_->instance;
+}
+VkPhysicalDevice Device::physicalDevice() const {
+  return impl_->physicalDevice;
+}
+VkDevice Device::device() const {
+  return impl_->device;
+}
+VkQueue Device::queue() const {
+  return impl_->queue;
+}
+uint32_t Device::queueFamilyIndex() const {
+  return impl_->queueFamily;
+}
+uint64_t Device::validationMessageCount() const {
+  return impl_->validationMessages;
+}
+
+uint32_t Device::Impl::memoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
+                                  VkMemoryPropertyFlags preferred) const {
+  for (VkMemoryPropertyFlags want : {required | preferred, required})
+    for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
+      if ((typeBits & (1u << i)) && (memory.memoryTypes[i].propertyFlags & want) == want) return i;
+  throw Error(ErrorCode::Unsupported, "Device", "memoryType", "no suitable memory type");
+}
+
+void Device::Impl::submitAndWait(const std::function<void(VkCommandBuffer)>& record) {
+  std::lock_guard<std::mutex> lock(submitMutex);
+  VkCommandBufferAllocateInfo allocate{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  allocate.commandPool = commandPool;
+  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  allocate.commandBufferCount = 1;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  detail::check(vk.vkAllocateCommandBuffers(device, &allocate, &cmd), "vkAllocateCommandBuffers");
+  struct Free {
+    Impl* d;
+    VkCommandBuffer cmd;
+    ~Free() { d->vk.vkFreeCommandBuffers(d->device, d->commandPool, 1, &cmd); }
+  } freeLater{this, cmd};
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  detail::check(vk.vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
+  record(cmd);
+  detail::check(vk.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cmd;
+  detail::check(vk.vkQueueSubmit(queue, 1, &submit, fence), "vkQueueSubmit");
+  VkResult waited = vk.vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX);
+  vk.vkResetFences(device, 1, &fence);
+  detail::check(waited, "vkWaitForFences");
+}
+
+void Device::submitAndWait(const std::function<void(VkCommandBuffer)>& record) {
+  impl_->submitAndWait(record);
+}
+
+// ---------------------------------------------------------------- buffers
+
+Buffer::Impl::~Impl() {
+  if (!device) return;
+  auto& d = device->impl();
+  if (mapped) d.vk.vkUnmapMemory(d.device, memory);
+  if (owned) {
+    d.vk.vkDestroyBuffer(d.device, buffer, nullptr);
+    d.vk.vkFreeMemory(d.device, memory, nullptr);
+  }
+}
+
+std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& device, uint64_t bytes, bool hostVisible) {
+  auto& d = device->impl();
+  if (bytes == 0) throw Error(ErrorCode::InvalidArgument, "Buffer", "size", "a buffer needs at least 1 byte");
+  if (d.info.maxMemoryAllocationSize && bytes > d.info.maxMemoryAllocationSize)
+    throw Error(ErrorCode::OutOfMemory, "Buffer", "size",
+                detail::concat("a buffer of ", bytes, " bytes exceeds the device's maxMemoryAllocationSize of ",
+                               d.info.maxMemoryAllocationSize));
+  auto b = std::make_shared<Buffer::Impl>();
+  b->size = bytes;
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = bytes;
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+               VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  detail::check(d.vk.vkCreateBuffer(d.device, &info, nullptr, &b->buffer), "vkCreateBuffer");
+  b->device = device;  // from here on the destructor releases what exists
+  VkMemoryRequirements req;
+  d.vk.vkGetBufferMemoryRequirements(d.device, b->buffer, &req);
+  VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+  flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  VkMemoryAllocateInfo allocate{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  allocate.pNext = &flags;
+  allocate.allocationSize = req.size;
+  allocate.memoryTypeIndex =
+      hostVisible ? d.memoryType(req.memoryTypeBits,
+                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0)
+                  : d.memoryType(req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  VkResult r = d.vk.vkAllocateMemory(d.device, &allocate, nullptr, &b->memory);
+  if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
+    throw Error(ErrorCode::OutOfMemory, "Buffer", "size",
+                detail::concat("could not allocate ", bytes, " bytes of device memory"));
+  detail::check(r, "vkAllocateMemory");
+  detail::check(d.vk.vkBindBufferMemory(d.device, b->buffer, b->memory, 0), "vkBindBufferMemory");
+  if (hostVisible) detail::check(d.vk.vkMapMemory(d.device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped), "vkMapMemory");
+  VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+  address.buffer = b->buffer;
+  b->address = d.vk.vkGetBufferDeviceAddress(d.device, &address);
+  return b;
+}
+
+Buffer Device::createBuffer(uint64_t bytes) {
+  return Buffer(allocateBuffer(shared_from_this(), bytes, false));
+}
+
+Buffer Device::wrapBuffer(VkBuffer buffer, uint64_t bytes) {
+  if (!buffer || !bytes) throw Error(ErrorCode::InvalidArgument, "Buffer", "wrap", "a null buffer or zero size");
+  auto b = std::make_shared<Buffer::Impl>();
+  b->device = shared_from_this();
+  b->buffer = buffer;
+  b->size = bytes;
+  b->owned = false;
+  VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+  address.buffer = buffer;
+  b->address = impl_->vk.vkGetBufferDeviceAddress(impl_->device, &address);
+  return Buffer(b);
+}
+
+uint64_t Buffer::size() const {
+  return impl_ ? impl_->size : 0;
+}
+VkBuffer Buffer::handle() const {
+  return impl_ ? impl_->buffer : VK_NULL_HANDLE;
+}
+VkDeviceAddress Buffer::address() const {
+  return impl_ ? impl_->address : 0;
+}
+
+namespace {
+void checkRange(const Buffer::Impl* b, uint64_t bytes, uint64_t offset, const char* what) {
+  if (!b) throw Error(ErrorCode::InvalidArgument, "Buffer", what, "the buffer is empty");
+  if (offset > b->size || bytes > b->size - offset)
+    throw Error(ErrorCode::InvalidArgument, "Buffer", what,
+                detail::concat("range [", offset, ", ", offset + bytes, ") exceeds the buffer's ", b->size, " bytes"));
+}
+
+void barrierAll(const VolkDeviceTable& vk, VkCommandBuffer cmd) {
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                          VK_ACCESS_TRANSFER_WRITE_BIT;
+  vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0,
+                          nullptr, 0, nullptr);
+}
+}  // namespace
+
+void Buffer::upload(const void* data, uint64_t bytes, uint64_t offset) {
+  checkRange(impl_.get(), bytes, offset, "upload");
+  if (!bytes) return;
+  auto& d = impl_->device->impl();
+  auto staging = allocateBuffer(impl_->device, std::min(bytes, kStagingChunk), true);
+  for (uint64_t done = 0; done < bytes; done += kStagingChunk) {
+    uint64_t n = std::min(kStagingChunk, bytes - done);
+    std::memcpy(staging->mapped, static_cast<const uint8_t*>(data) + done, n);
+    d.submitAndWait([&](VkCommandBuffer cmd) {
+      VkBufferCopy region{0, offset + done, n};
+      d.vk.vkCmdCopyBuffer(cmd, staging->buffer, impl_->buffer, 1, &region);
+      barrierAll(d.vk, cmd);
+    });
+  }
+}
+
+void Buffer::download(void* data, uint64_t bytes, uint64_t offset) const {
+  checkRange(impl_.get(), bytes, offset, "download");
+  if (!bytes) return;
+  auto& d = impl_->device->impl();
+  auto staging = allocateBuffer(impl_->device, std::min(bytes, kStagingChunk), true);
+  for (uint64_t done = 0; done < bytes; done += kStagingChunk) {
+    uint64_t n = std::min(kStagingChunk, bytes - done);
+    d.submitAndWait([&](VkCommandBuffer cmd) {
+      barrierAll(d.vk, cmd);
+      VkBufferCopy region{offset + done, 0, n};
+      d.vk.vkCmdCopyBuffer(cmd, impl_->buffer, staging->buffer, 1, &region);
+      VkMemoryBarrier toHost{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      toHost.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      toHost.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+      d.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &toHost, 0,
+                                nullptr, 0, nullptr);
+    });
+    std::memcpy(static_cast<uint8_t*>(data) + done, staging->mapped, n);
+  }
+}
+
+void Buffer::fill(uint32_t word, uint64_t bytes, uint64_t offset) {
+  checkRange(impl_.get(), bytes, offset, "fill");
+  if (offset % 4 || bytes % 4)
+    throw Error(ErrorCode::InvalidArgument, "Buffer", "fill", "offset and size must be multiples of 4");
+  if (!bytes) return;
+  auto& d = impl_->device->impl();
+  d.submitAndWait([&](VkCommandBuffer cmd) {
+    d.vk.vkCmdFillBuffer(cmd, impl_->buffer, offset, bytes, word);
+    barrierAll(d.vk, cmd);
+  });
+}
+
+// ---------------------------------------------------------------- pipelines
+
+VkPipeline Device::Impl::pipeline(const std::string& kernel, const std::vector<uint32_t>& specialization) {
+  std::lock_guard<std::mutex> lock(pipelinesMutex);
+  auto key = std::make_pair(kernel, specialization);
+  auto found = pipelines.find(key);
+  if (found != pipelines.end()) return found->second;
+
+  VkShaderModule& module = modules[kernel];
+  if (!module) {
+    const detail::KernelBinary* binary = detail::findKernel(kernel);
+    if (!binary) throw Error(ErrorCode::Unsupported, "Device", "kernel", "no embedded kernel named " + kernel);
+    VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    moduleInfo.codeSize = binary->sizeInBytes;
+    moduleInfo.pCode = binary->code;
+    VkResult r = vk.vkCreateShaderModule(device, &moduleInfo, nullptr, &module);
+    if (r != VK_SUCCESS) {
+      modules.erase(kernel);
+      detail::check(r, "vkCreateShaderModule");
+    }
+  }
+  std::vector<VkSpecializationMapEntry> entries(specialization.size());
+  for (uint32_t i = 0; i < entries.size(); ++i) entries[i] = {i, i * 4u, 4u};
+  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), specialization.size() * 4,
+                            specialization.data()};
+  VkComputePipelineCreateInfo pipelineInfo{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  pipelineInfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  pipelineInfo.stage.module = module;
+  pipelineInfo.stage.pName = "main";
+  pipelineInfo.stage.pSpecializationInfo = &spec;
+  pipelineInfo.layout = pipelineLayout;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  detail::check(vk.vkCreateComputePipelines(device, pipelineCache, 1, &pipelineInfo, nullptr, &pipeline),
+                "vkCreateComputePipelines");
+  pipelines.emplace(key, pipeline);
+  return pipeline;
+}
+
+}  // namespace vkdml

@@ -1,0 +1,157 @@
+// Internal interfaces shared by the runtime's files. Each operator is one file
+// (runtime/<operator>.cpp) that turns a DirectML descriptor into an
+// OperatorPlan: its validated tensors, and the dispatches of kernels from
+// shaders/ that carry it out on a given device.
+#pragma once
+
+#include <volk.h>
+
+#include <vkdml/vkdml.hpp>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace vkdml {
+namespace detail {
+
+constexpr uint32_t kMaxDims = DML_TENSOR_DIMENSION_COUNT_MAX1;
+constexpr uint64_t kMaxElements = 0xFFFFFFFFull;  // DirectML: at most 2^32 - 1 elements
+
+// Builds the message of an Error: "<op>: <field>: <rule> (<values>)".
+template <typename... Args>
+std::string concat(const Args&... args) {
+  std::ostringstream s;
+  (s << ... << args);
+  return s.str();
+}
+
+template <typename T>
+std::string list(const T* values, uint32_t count) {
+  std::ostringstream s;
+  s << '{';
+  for (uint32_t i = 0; i < count; ++i) s << (i ? "," : "") << +values[i];
+  s << '}';
+  return s.str();
+}
+
+[[noreturn]] void throwInvalid(const char* op, const std::string& field, const std::string& rule);
+[[noreturn]] void throwUnsupported(const char* op, const std::string& field, const std::string& rule);
+[[noreturn]] void throwVulkan(VkResult result, const char* call);
+inline void check(VkResult result, const char* call) {
+  if (result != VK_SUCCESS) throwVulkan(result, call);
+}
+
+const char* dataTypeName(DML_TENSOR_DATA_TYPE type);
+
+enum class TensorRole { Input, Output };
+
+// A validated DML_BUFFER_TENSOR_DESC with its strides made explicit.
+struct TensorInfo {
+  DML_TENSOR_DATA_TYPE dataType = DML_TENSOR_DATA_TYPE_UNKNOWN;
+  uint32_t elementSize = 0;
+  uint32_t rank = 0;
+  std::array<uint32_t, kMaxDims> sizes{};
+  std::array<uint64_t, kMaxDims> strides{};  // in elements
+  bool packed = true;                        // no Strides given
+  uint64_t elementCount = 0;
+  uint64_t footprintElements = 0;  // 1 + sum (size-1)*stride: elements the layout spans
+  uint64_t totalBytes = 0;         // TotalTensorSizeInBytes
+  uint32_t offsetAlignment = 16;   // a binding's offset must be a multiple of this
+
+  bool sameLayout(const TensorInfo& o) const;
+  std::string shape() const;  // "{2,3,4}"
+};
+
+// Reads and checks a tensor descriptor against the rules every tensor obeys
+// (OPERATORS.md, "Tensors"). `field` names it in errors ("InputTensors[3]").
+// Returns nothing for an absent optional tensor.
+std::optional<TensorInfo> readTensor(const char* op, const std::string& field, const DML_TENSOR_DESC* desc,
+                                     TensorRole role, bool optional);
+
+// Rules shared by several operators.
+void requireRank(const char* op, const std::string& field, const TensorInfo& t, uint32_t minRank, uint32_t maxRank);
+void requireSameType(const char* op, const std::string& field, const TensorInfo& t, const std::string& otherField,
+                     const TensorInfo& other);
+void requireType(const char* op, const std::string& field, const TensorInfo& t,
+                 std::initializer_list<DML_TENSOR_DATA_TYPE> allowed);
+
+// One kernel launch: which SPIR-V variant, its specialization constants
+// (constant_id 0, 1, ...: id 0 is always the workgroup size), its parameter
+// block (std430, read through a buffer reference) and its workgroup counts.
+struct Dispatch {
+  std::string kernel;  // e.g. "copy_e4_i32": see shaders/CMakeLists.txt
+  std::vector<uint32_t> specialization;
+  std::vector<uint8_t> params;
+  std::array<uint32_t, 3> groups{1, 1, 1};
+  // Skip this dispatch when these two binding slots resolve to one address
+  // (in-place execution where the dispatch would copy a tensor onto itself).
+  std::optional<std::pair<uint32_t, uint32_t>> skipWhenSlotsAlias;
+};
+
+template <typename T>
+std::vector<uint8_t> bytesOf(const T& value, size_t extra = 0) {
+  std::vector<uint8_t> out(sizeof(T) + extra);
+  std::memcpy(out.data(), &value, sizeof(T));
+  return out;
+}
+template <typename T>
+void appendBytes(std::vector<uint8_t>& out, const T& value) {
+  size_t at = out.size();
+  out.resize(at + sizeof(T));
+  std::memcpy(out.data() + at, &value, sizeof(T));
+}
+
+struct Slot {
+  std::string name;                  // the descriptor's field, e.g. "InputTensors[2]"
+  std::optional<TensorInfo> tensor;  // absent: an optional tensor left out
+};
+
+}  // namespace detail
+
+// The validated, device-independent form of an operator descriptor. Binding
+// slots are numbered inputs first, then outputs; kernels find each slot's
+// device address at that index of the binding table.
+struct OperatorPlan {
+  virtual ~OperatorPlan() = default;
+  DML_OPERATOR_TYPE type = DML_OPERATOR_INVALID;
+  const char* name = "";
+  std::vector<detail::Slot> inputs;
+  std::vector<detail::Slot> outputs;
+  // Device features the kernels need, checked when compiling.
+  bool needsShaderInt8 = false;
+  // The dispatches that carry the operator out on this device, in order; a
+  // compute-to-compute barrier separates consecutive ones.
+  virtual std::vector<detail::Dispatch> plan(const DeviceInfo& device) const = 0;
+};
+
+namespace detail {
+
+// One factory per operator file.
+std::shared_ptr<OperatorPlan> createJoin(const DML_JOIN_OPERATOR_DESC& desc);
+std::shared_ptr<OperatorPlan> createSlice1(const DML_SLICE1_OPERATOR_DESC& desc);
+std::shared_ptr<OperatorPlan> createScatterNd(const DML_SCATTER_ND_OPERATOR_DESC& desc);
+std::shared_ptr<OperatorPlan> createDiagonalMatrix1(const DML_DIAGONAL_MATRIX1_OPERATOR_DESC& desc);
+std::shared_ptr<OperatorPlan> createConvolutionInteger(const DML_CONVOLUTION_INTEGER_OPERATOR_DESC& desc);
+
+// SPIR-V embedded at build time (generated kernels.cpp).
+struct KernelBinary {
+  const char* name;
+  const uint32_t* code;
+  size_t sizeInBytes;
+};
+const KernelBinary* findKernel(const std::string& name);
+const KernelBinary* kernelsBegin();
+const KernelBinary* kernelsEnd();
+
+// Workgroup counts for a grid-stride loop over `items` with `groupSize`
+// invocations per group, capped by the device's limit.
+uint32_t gridGroups(uint64_t items, uint32_t groupSize, const DeviceInfo& device);
+
+}  // namespace detail
+}  // namespace vkdml

@@ -1,0 +1,379 @@
+// What every operator shares: errors, tensor rules, compiling a plan into
+// pipelines, binding tables, and recording dispatches.
+#include <algorithm>
+
+#include "device_impl.hpp"
+
+namespace vkdml {
+
+Error::Error(ErrorCode code, std::string op, std::string field, const std::string& message)
+    : std::runtime_error(message), code_(code), op_(std::move(op)), field_(std::move(field)) {}
+
+namespace detail {
+
+void throwInvalid(const char* op, const std::string& field, const std::string& rule) {
+  throw Error(ErrorCode::InvalidArgument, op, field, concat(op, ": ", field, ": ", rule));
+}
+
+void throwUnsupported(const char* op, const std::string& field, const std::string& rule) {
+  throw Error(ErrorCode::Unsupported, op, field, concat(op, ": ", field, ": ", rule));
+}
+
+void throwVulkan(VkResult result, const char* call) {
+  ErrorCode code = ErrorCode::VulkanError;
+  if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY) code = ErrorCode::OutOfMemory;
+  if (result == VK_ERROR_DEVICE_LOST) code = ErrorCode::DeviceLost;
+  throw Error(code, "Vulkan", call, concat(call, " failed with VkResult ", static_cast<int>(result)));
+}
+
+const char* dataTypeName(DML_TENSOR_DATA_TYPE type) {
+  switch (type) {
+    case DML_TENSOR_DATA_TYPE_FLOAT32:
+      return "FLOAT32";
+    case DML_TENSOR_DATA_TYPE_FLOAT16:
+      return "FLOAT16";
+    case DML_TENSOR_DATA_TYPE_UINT32:
+      return "UINT32";
+    case DML_TENSOR_DATA_TYPE_UINT16:
+      return "UINT16";
+    case DML_TENSOR_DATA_TYPE_UINT8:
+      return "UINT8";
+    case DML_TENSOR_DATA_TYPE_INT32:
+      return "INT32";
+    case DML_TENSOR_DATA_TYPE_INT16:
+      return "INT16";
+    case DML_TENSOR_DATA_TYPE_INT8:
+      return "INT8";
+    case DML_TENSOR_DATA_TYPE_FLOAT64:
+      return "FLOAT64";
+    case DML_TENSOR_DATA_TYPE_UINT64:
+      return "UINT64";
+    case DML_TENSOR_DATA_TYPE_INT64:
+      return "INT64";
+    default:
+      return "UNKNOWN";
+  }
+}
+
+bool TensorInfo::sameLayout(const TensorInfo& o) const {
+  if (rank != o.rank || elementSize != o.elementSize) return false;
+  for (uint32_t i = 0; i < rank; ++i)
+    if (sizes[i] != o.sizes[i] || (sizes[i] > 1 && strides[i] != o.strides[i])) return false;
+  return true;
+}
+
+std::string TensorInfo::shape() const {
+  return list(sizes.data(), rank);
+}
+
+namespace {
+// An output must not write one element twice. Exact detection is a
+// subset-sum problem, so the check is the usual sufficient one: sorted by
+// stride, each dimension's stride exceeds the span of all smaller ones.
+// It rejects the rare interleaved layouts that do not overlap either.
+bool mayOverlap(const TensorInfo& t) {
+  std::vector<std::pair<uint64_t, uint32_t>> dims;
+  for (uint32_t i = 0; i < t.rank; ++i)
+    if (t.sizes[i] > 1) dims.emplace_back(t.strides[i], t.sizes[i]);
+  std::sort(dims.begin(), dims.end());
+  uint64_t span = 0;  // largest offset reachable with the smaller dimensions
+  for (auto& [stride, size] : dims) {
+    if (stride <= span) return true;
+    span += stride * (size - 1);
+  }
+  return false;
+}
+}  // namespace
+
+std::optional<TensorInfo> readTensor(const char* op, const std::string& field, const DML_TENSOR_DESC* desc,
+                                     TensorRole role, bool optional) {
+  if (!desc) {
+    if (optional) return std::nullopt;
+    throwInvalid(op, field, "is required but null");
+  }
+  if (desc->Type != DML_TENSOR_TYPE_BUFFER)
+    throwInvalid(op, field + ".Type", concat("must be DML_TENSOR_TYPE_BUFFER (1), not ", static_cast<int>(desc->Type)));
+  const auto* b = static_cast<const DML_BUFFER_TENSOR_DESC*>(desc->Desc);
+  if (!b) throwInvalid(op, field + ".Desc", "is null");
+  TensorInfo t;
+  t.dataType = b->DataType;
+  t.elementSize = DMLElementSizeInBytes(b->DataType);
+  if (!t.elementSize)
+    throwInvalid(op, field + ".DataType", concat("is not a valid data type (", static_cast<int>(b->DataType), ")"));
+  if (b->DimensionCount < 1 || b->DimensionCount > kMaxDims)
+    throwInvalid(op, field + ".DimensionCount", concat("must be 1..8, not ", b->DimensionCount));
+  if (!b->Sizes) throwInvalid(op, field + ".Sizes", "is null");
+  t.rank = b->DimensionCount;
+  t.packed = b->Strides == nullptr;
+  t.elementCount = 1;
+  for (uint32_t i = 0; i < t.rank; ++i) {
+    if (b->Sizes[i] < 1)
+      throwInvalid(op, concat(field, ".Sizes[", i, "]"),
+                   concat("must be >= 1, not 0 (Sizes ", list(b->Sizes, t.rank), ")"));
+    t.sizes[i] = b->Sizes[i];
+    t.elementCount *= b->Sizes[i];
+    if (t.elementCount > kMaxElements)
+      throwInvalid(op, field + ".Sizes",
+                   concat("holds more than 2^32 - 1 elements (Sizes ", list(b->Sizes, t.rank), ")"));
+  }
+  uint64_t stride = 1;
+  for (uint32_t i = t.rank; i-- > 0;) {
+    t.strides[i] = b->Strides ? b->Strides[i] : stride;
+    stride *= t.sizes[i];
+  }
+  t.footprintElements = 1;
+  for (uint32_t i = 0; i < t.rank; ++i) t.footprintElements += uint64_t(t.sizes[i] - 1) * t.strides[i];
+  uint64_t minimum = DMLCalcBufferTensorSize(b->DataType, t.rank, b->Sizes, b->Strides);
+  if (b->TotalTensorSizeInBytes < minimum)
+    throwInvalid(op, field + ".TotalTensorSizeInBytes",
+                 concat("must be >= ", minimum, " (the size its Sizes", b->Strides ? " and Strides" : "",
+                        " imply, rounded up to 4), not ", b->TotalTensorSizeInBytes));
+  t.totalBytes = b->TotalTensorSizeInBytes;
+  uint32_t align = b->GuaranteedBaseOffsetAlignment;
+  if (align != 0 && ((align & (align - 1)) != 0 || align < t.elementSize))
+    throwInvalid(op, field + ".GuaranteedBaseOffsetAlignment",
+                 concat("must be 0 or a power of two >= the element size ", t.elementSize, ", not ", align));
+  t.offsetAlignment = align ? align : DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT;
+  unsigned flags = static_cast<unsigned>(b->Flags);
+  if (flags & ~static_cast<unsigned>(DML_TENSOR_FLAG_OWNED_BY_DML))
+    throwInvalid(op, field + ".Flags", concat("has unknown bits (", flags, ")"));
+  if (role == TensorRole::Output) {
+    if (flags & DML_TENSOR_FLAG_OWNED_BY_DML)
+      throwInvalid(op, field + ".Flags", "DML_TENSOR_FLAG_OWNED_BY_DML is for inputs only");
+    if (mayOverlap(t))
+      throwInvalid(op, field + ".Strides",
+                   concat("an output's elements must not overlap (Sizes ", t.shape(), ", Strides ",
+                          list(t.strides.data(), t.rank), ")"));
+  }
+  return t;
+}
+
+void requireRank(const char* op, const std::string& field, const TensorInfo& t, uint32_t minRank, uint32_t maxRank) {
+  if (t.rank < minRank || t.rank > maxRank)
+    throwInvalid(op, field + ".DimensionCount", concat("must be ", minRank, "..", maxRank, ", not ", t.rank));
+}
+
+void requireSameType(const char* op, const std::string& field, const TensorInfo& t, const std::string& otherField,
+                     const TensorInfo& other) {
+  if (t.dataType != other.dataType)
+    throwInvalid(op, field + ".DataType",
+                 concat("must match ", otherField, ".DataType (", dataTypeName(t.dataType), " vs ",
+                        dataTypeName(other.dataType), ")"));
+}
+
+void requireType(const char* op, const std::string& field, const TensorInfo& t,
+                 std::initializer_list<DML_TENSOR_DATA_TYPE> allowed) {
+  if (std::find(allowed.begin(), allowed.end(), t.dataType) != allowed.end()) return;
+  std::string names;
+  for (auto a : allowed) names += concat(names.empty() ? "" : ", ", dataTypeName(a));
+  throwInvalid(op, field + ".DataType", concat("must be one of ", names, ", not ", dataTypeName(t.dataType)));
+}
+
+uint32_t gridGroups(uint64_t items, uint32_t groupSize, const DeviceInfo& device) {
+  uint64_t groups = (items + groupSize - 1) / groupSize;
+  uint64_t limit =
+      std::min<uint64_t>(device.maxComputeWorkGroupCountX ? device.maxComputeWorkGroupCountX : 65535, 65535);
+  return static_cast<uint32_t>(std::max<uint64_t>(1, std::min(groups, limit)));
+}
+
+std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc) {
+  if (!desc.Desc)
+    throw Error(ErrorCode::InvalidArgument, "DML_OPERATOR_DESC", "Desc", "DML_OPERATOR_DESC: Desc: is null");
+  switch (desc.Type) {
+    case DML_OPERATOR_JOIN:
+      return createJoin(*static_cast<const DML_JOIN_OPERATOR_DESC*>(desc.Desc));
+    case DML_OPERATOR_SLICE1:
+      return createSlice1(*static_cast<const DML_SLICE1_OPERATOR_DESC*>(desc.Desc));
+    case DML_OPERATOR_SCATTER_ND:
+      return createScatterNd(*static_cast<const DML_SCATTER_ND_OPERATOR_DESC*>(desc.Desc));
+    case DML_OPERATOR_DIAGONAL_MATRIX1:
+      return createDiagonalMatrix1(*static_cast<const DML_DIAGONAL_MATRIX1_OPERATOR_DESC*>(desc.Desc));
+    case DML_OPERATOR_CONVOLUTION_INTEGER:
+      return createConvolutionInteger(*static_cast<const DML_CONVOLUTION_INTEGER_OPERATOR_DESC*>(desc.Desc));
+    default:
+      throw Error(ErrorCode::Unsupported, "DML_OPERATOR_DESC", "Type",
+                  concat("DML_OPERATOR_DESC: Type: operator type ", static_cast<int>(desc.Type),
+                         " is not supported (vkdml implements JOIN, SLICE1, SCATTER_ND, DIAGONAL_MATRIX1, "
+                         "CONVOLUTION_INTEGER)"));
+  }
+}
+
+}  // namespace detail
+
+std::optional<Error> validate(const DML_OPERATOR_DESC& desc) {
+  try {
+    detail::createPlan(desc);
+  } catch (const Error& e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+DML_OPERATOR_TYPE Operator::type() const {
+  return plan_ ? plan_->type : DML_OPERATOR_INVALID;
+}
+const char* Operator::name() const {
+  return plan_ ? plan_->name : "";
+}
+uint32_t Operator::inputCount() const {
+  return plan_ ? static_cast<uint32_t>(plan_->inputs.size()) : 0;
+}
+uint32_t Operator::outputCount() const {
+  return plan_ ? static_cast<uint32_t>(plan_->outputs.size()) : 0;
+}
+
+Operator Device::createOperator(const DML_OPERATOR_DESC& desc) {
+  return Operator(detail::createPlan(desc));
+}
+
+CompiledOperator Device::compileOperator(const Operator& op) {
+  if (!op.plan_) throw Error(ErrorCode::InvalidArgument, "Device", "compileOperator", "the operator is empty");
+  const OperatorPlan& plan = *op.plan_;
+  if (plan.needsShaderInt8 && !impl_->info.shaderInt8)
+    detail::throwUnsupported(plan.name, "device", impl_->info.name + " lacks shaderInt8, which this operator needs");
+  auto compiled = std::make_shared<CompiledOperator::Impl>();
+  compiled->device = shared_from_this();
+  compiled->op = op;
+  compiled->dispatches = plan.plan(impl_->info);
+
+  // All parameter blocks in one device-local buffer, each 256-byte aligned.
+  std::vector<uint8_t> params;
+  std::vector<uint64_t> offsets;
+  for (const auto& d : compiled->dispatches) {
+    offsets.push_back(params.size());
+    params.insert(params.end(), d.params.begin(), d.params.end());
+    params.resize((params.size() + 255) & ~size_t(255));
+  }
+  if (!params.empty()) {
+    compiled->params = allocateBuffer(compiled->device, params.size(), false);
+    Buffer(compiled->params).upload(params.data(), params.size());
+  }
+  for (size_t i = 0; i < compiled->dispatches.size(); ++i) {
+    const auto& d = compiled->dispatches[i];
+    compiled->pipelines.push_back(impl_->pipeline(d.kernel, d.specialization));
+    compiled->paramsAddress.push_back(d.params.empty() ? 0 : compiled->params->address + offsets[i]);
+  }
+  return CompiledOperator(compiled);
+}
+
+const Operator& CompiledOperator::op() const {
+  return impl_->op;
+}
+
+BindingTable CompiledOperator::createBindingTable() const {
+  if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "op", "the compiled operator is empty");
+  auto t = std::make_shared<BindingTable::Impl>();
+  t->op = impl_;
+  const OperatorPlan& plan = impl_->op.plan();
+  size_t slots = plan.inputs.size() + plan.outputs.size();
+  t->table = allocateBuffer(impl_->device, std::max<size_t>(slots, 1) * 8, true);
+  t->bound.assign(slots, false);
+  t->addresses.assign(slots, 0);
+  std::memset(t->table->mapped, 0, slots * 8);
+  return BindingTable(t);
+}
+
+namespace {
+void bindSlots(BindingTable::Impl& t, const std::vector<detail::Slot>& slots, size_t first,
+               const std::vector<BufferBinding>& bindings, const char* what) {
+  const OperatorPlan& plan = t.op->op.plan();
+  const char* op = plan.name;
+  if (bindings.size() != slots.size())
+    detail::throwInvalid(op, what, detail::concat("expects ", slots.size(), " bindings, got ", bindings.size()));
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const auto& slot = slots[i];
+    const BufferBinding& b = bindings[i];
+    std::string field = detail::concat(what, "[", i, "] (", slot.name, ")");
+    uint64_t address = 0;
+    if (!slot.tensor) {
+      if (b.buffer && *b.buffer)
+        detail::throwInvalid(op, field, "the descriptor leaves this tensor out, so bind nothing (buffer = nullptr)");
+    } else {
+      const detail::TensorInfo& tensor = *slot.tensor;
+      if (!b.buffer || !*b.buffer) detail::throwInvalid(op, field, "is required but bound to no buffer");
+      const Buffer::Impl* buffer = b.buffer->impl();
+      if (buffer->device.get() != t.op->device.get())
+        detail::throwInvalid(op, field, "the buffer belongs to another device");
+      if (b.offset % tensor.offsetAlignment)
+        detail::throwInvalid(op, field + ".Offset",
+                             detail::concat("must be a multiple of ", tensor.offsetAlignment, ", not ", b.offset));
+      if (b.sizeInBytes < tensor.totalBytes)
+        detail::throwInvalid(
+            op, field + ".SizeInBytes",
+            detail::concat("must cover TotalTensorSizeInBytes = ", tensor.totalBytes, ", not ", b.sizeInBytes));
+      if (b.offset > buffer->size || b.sizeInBytes > buffer->size - b.offset)
+        detail::throwInvalid(op, field,
+                             detail::concat("range [", b.offset, ", ", b.offset + b.sizeInBytes,
+                                            ") exceeds the buffer's ", buffer->size, " bytes"));
+      address = buffer->address + b.offset;
+    }
+    t.addresses[first + i] = address;
+    t.bound[first + i] = true;
+    std::memcpy(static_cast<uint8_t*>(t.table->mapped) + (first + i) * 8, &address, 8);
+  }
+}
+}  // namespace
+
+void BindingTable::bindInputs(const std::vector<BufferBinding>& inputs) {
+  if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "bindInputs", "the binding table is empty");
+  bindSlots(*impl_, impl_->op->op.plan().inputs, 0, inputs, "inputs");
+}
+
+void BindingTable::bindOutputs(const std::vector<BufferBinding>& outputs) {
+  if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "bindOutputs", "the binding table is empty");
+  const OperatorPlan& plan = impl_->op->op.plan();
+  bindSlots(*impl_, plan.outputs, plan.inputs.size(), outputs, "outputs");
+}
+
+void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings) const {
+  if (!impl_) throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "record", "the compiled operator is empty");
+  const OperatorPlan& plan = impl_->op.plan();
+  const BindingTable::Impl* t = bindings.impl_.get();
+  if (!t || t->op.get() != impl_.get())
+    detail::throwInvalid(plan.name, "bindings", "the binding table was created by another compiled operator");
+  for (size_t i = 0; i < t->bound.size(); ++i)
+    if (!t->bound[i]) {
+      bool input = i < plan.inputs.size();
+      const auto& slot = input ? plan.inputs[i] : plan.outputs[i - plan.inputs.size()];
+      detail::throwInvalid(
+          plan.name, slot.name,
+          input ? "inputs are not bound (call bindInputs)" : "outputs are not bound (call bindOutputs)");
+    }
+  auto& d = impl_->device->impl();
+  bool first = true;
+  for (size_t i = 0; i < impl_->dispatches.size(); ++i) {
+    const auto& dispatch = impl_->dispatches[i];
+    if (dispatch.skipWhenSlotsAlias &&
+        t->addresses[dispatch.skipWhenSlotsAlias->first] == t->addresses[dispatch.skipWhenSlotsAlias->second])
+      continue;
+    if (!first) {
+      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+      barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      d.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                                &barrier, 0, nullptr, 0, nullptr);
+    }
+    first = false;
+    uint64_t push[2] = {impl_->paramsAddress[i], t->table->address};
+    d.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, impl_->pipelines[i]);
+    d.vk.vkCmdPushConstants(cmd, d.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
+    d.vk.vkCmdDispatch(cmd, dispatch.groups[0], dispatch.groups[1], dispatch.groups[2]);
+  }
+}
+
+void Device::execute(const CompiledOperator& op, const BindingTable& bindings) {
+  if (!op.impl_ || op.impl_->device.get() != this)
+    throw Error(ErrorCode::InvalidArgument, "Device", "execute", "the operator was compiled for another device");
+  impl_->submitAndWait([&](VkCommandBuffer cmd) {
+    op.record(cmd, bindings);
+    VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_HOST_READ_BIT;
+    impl_->vk.vkCmdPipelineBarrier(
+        cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+        VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
+        &barrier, 0, nullptr, 0, nullptr);
+  });
+}
+
+}  // namespace vkdml

@@ -1,0 +1,18 @@
+// Operators whose kernels are not written yet: creating one says so.
+#include "internal.hpp"
+
+namespace vkdml {
+namespace detail {
+
+std::shared_ptr<OperatorPlan> createScatterNd(const DML_SCATTER_ND_OPERATOR_DESC&) {
+  throwUnsupported("DML_SCATTER_ND", "Type", "not implemented yet");
+}
+std::shared_ptr<OperatorPlan> createDiagonalMatrix1(const DML_DIAGONAL_MATRIX1_OPERATOR_DESC&) {
+  throwUnsupported("DML_DIAGONAL_MATRIX1", "Type", "not implemented yet");
+}
+std::shared_ptr<OperatorPlan> createConvolutionInteger(const DML_CONVOLUTION_INTEGER_OPERATOR_DESC&) {
+  throwUnsupported("DML_CONVOLUTION_INTEGER", "Type", "not implemented yet");
+}
+
+}  // namespace detail
+}  // namespace vkdml

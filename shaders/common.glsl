@@ -1,0 +1,60 @@
+// Shared by every vkdml kernel. Kernels take no descriptor sets: the push
+// constants carry the device address of the dispatch's parameter block and of
+// the binding table, which holds one device address per tensor slot (inputs,
+// then outputs; 0 for an absent optional tensor). Device addresses lift
+// maxStorageBufferRange: a tensor may span up to 2^32 - 1 elements.
+#extension GL_EXT_buffer_reference2 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : enable
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : enable
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_16bit_storage : require
+
+layout(push_constant) uniform PushConstants {
+  uint64_t paramsAddress;
+  uint64_t bindingsAddress;
+} pc;
+
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer BindingTable {
+  uint64_t address[];
+};
+
+uint64_t tensorAddress(uint slot) { return BindingTable(pc.bindingsAddress).address[slot]; }
+
+// Element access for ELEMENT_BYTES = 1, 2, 4 or 8: data movement only moves
+// bits, so every type of a size shares one variant. Addresses are computed in
+// 64 bits: an array index in an access chain is signed 32-bit.
+#ifdef ELEMENT_BYTES
+#if ELEMENT_BYTES == 1
+#define ELEMENT_T uint8_t
+#elif ELEMENT_BYTES == 2
+#define ELEMENT_T uint16_t
+#elif ELEMENT_BYTES == 4
+#define ELEMENT_T uint
+#elif ELEMENT_BYTES == 8
+#define ELEMENT_T uvec2
+#else
+#error ELEMENT_BYTES must be 1, 2, 4 or 8
+#endif
+layout(buffer_reference, std430, buffer_reference_align = ELEMENT_BYTES) buffer ElementRef {
+  ELEMENT_T value;
+};
+ELEMENT_T loadElement(uint64_t base, uint64_t index) {
+  return ElementRef(base + index * ELEMENT_BYTES).value;
+}
+void storeElement(uint64_t base, uint64_t index, ELEMENT_T value) {
+  ElementRef(base + index * ELEMENT_BYTES).value = value;
+}
+#endif
+
+// Offsets in elements: 32-bit arithmetic when every tensor's footprint fits
+// in 2^32 elements (wrapping is then harmless: the final offsets are in
+// range), 64-bit otherwise.
+#if INDEX_BITS == 64
+#define INDEX_T uint64_t
+#else
+#define INDEX_T uint
+#endif
+
+// Total invocations of a 1-D grid, for grid-stride loops.
+uint64_t gridStride() { return uint64_t(gl_NumWorkGroups.x) * gl_WorkGroupSize.x; }

@@ -1,0 +1,281 @@
+// DML_SLICE1: the page's examples, the ONNX Slice cases, random windows over
+// every type and rank against a plain reference, and every validation rule.
+#include "json.hpp"
+#include "support.hpp"
+
+using test::Tensor;
+
+namespace {
+
+struct Slice1 {
+  std::vector<uint32_t> offsets, sizes;
+  std::vector<int32_t> strides;
+  DML_SLICE1_OPERATOR_DESC desc{};
+  DML_OPERATOR_DESC op{};
+
+  const DML_OPERATOR_DESC& make(Tensor& input, Tensor& output) {
+    desc = {input.desc(),   output.desc(), static_cast<UINT>(offsets.size()),
+            offsets.data(), sizes.data(),  strides.data()};
+    op = {DML_OPERATOR_SLICE1, &desc};
+    return op;
+  }
+};
+
+// The reference: Output[o] = Input[start + InputWindowStrides * o] per dimension.
+Tensor reference(const Slice1& s, const Tensor& input, const Tensor& output) {
+  Tensor expected(output.type, output.sizes);
+  for (uint64_t i = 0; i < expected.elementCount(); ++i) {
+    std::vector<uint32_t> o = test::coordinatesOf(i, output.sizes);
+    std::vector<uint32_t> in(o.size());
+    for (size_t d = 0; d < o.size(); ++d) {
+      int64_t start = s.offsets[d] + (s.strides[d] < 0 ? s.sizes[d] - 1 : 0);
+      in[d] = static_cast<uint32_t>(start + int64_t(s.strides[d]) * o[d]);
+    }
+    expected.set(i, input.get(test::indexOf(in, input.sizes)));
+  }
+  return expected;
+}
+
+Tensor iota(DML_TENSOR_DATA_TYPE type, std::vector<uint32_t> sizes) {
+  Tensor t(type, std::move(sizes));
+  for (uint64_t i = 0; i < t.elementCount(); ++i) t.set(i, test::bitsOf(type, double(i + 1)));
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("slice1: worked examples from the DirectML page") {
+  Tensor input = iota(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, 4, 4});
+  Tensor output(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, 2, 2});
+  Slice1 s{{0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, 2, 2}};
+  test::run(s.make(input, output), {&input}, {&output});
+  Tensor expected = iota(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, 2, 2});
+  for (auto [i, v] : {std::pair{0, 2.0}, {1, 4.0}, {2, 10.0}, {3, 12.0}})
+    expected.set(i, test::bitsOf(DML_TENSOR_DATA_TYPE_FLOAT32, v));
+  test::expectSameElements(output, expected);
+
+  s.strides = {1, 1, -2, 2};
+  test::run(s.make(input, output), {&input}, {&output});
+  for (auto [i, v] : {std::pair{0, 14.0}, {1, 16.0}, {2, 6.0}, {3, 8.0}})
+    expected.set(i, test::bitsOf(DML_TENSOR_DATA_TYPE_FLOAT32, v));
+  test::expectSameElements(output, expected);
+}
+
+TEST_CASE("slice1: ONNX conformance cases") {
+  auto cases = test::conformanceCases("SLICE1");
+  if (test::conformanceDir().empty()) {
+    MESSAGE("skipped: ../shared/conformance/onnx is absent (set VKDML_CONFORMANCE_DIR)");
+    return;
+  }
+  REQUIRE(cases.size() >= 7);
+  for (const auto& path : cases) {
+    CAPTURE(path);
+    test::Json c = test::Json::parseFile(path);
+    Tensor input = test::tensorFromJson(c["inputs"]["InputTensor"]);
+    Tensor expected = test::tensorFromJson(c["output"]);
+    Tensor output(expected.type, expected.sizes);
+    Slice1 s;
+    for (const auto& v : c["params"]["InputWindowOffsets"].items) s.offsets.push_back(uint32_t(v.asUint()));
+    for (const auto& v : c["params"]["InputWindowSizes"].items) s.sizes.push_back(uint32_t(v.asUint()));
+    for (const auto& v : c["params"]["InputWindowStrides"].items) s.strides.push_back(int32_t(v.asInt()));
+    test::run(s.make(input, output), {&input}, {&output});
+    test::expectSameElements(output, expected);
+  }
+}
+
+TEST_CASE("slice1: random windows, negative strides and strided tensors, every type and rank") {
+  std::mt19937_64 rng(111);
+  for (auto type : test::allTypes()) {
+    for (uint32_t rank = 1; rank <= 8; ++rank) {
+      for (int trial = 0; trial < 3; ++trial) {
+        CAPTURE(test::typeName(type));
+        CAPTURE(rank);
+        CAPTURE(trial);
+        std::vector<uint32_t> inSizes = test::randomSizes(rng, rank, 3000);
+        Slice1 s;
+        std::vector<uint32_t> outSizes;
+        for (uint32_t d = 0; d < rank; ++d) {
+          uint32_t window = test::uniform(rng, 1, inSizes[d]);
+          s.offsets.push_back(test::uniform(rng, 0, inSizes[d] - window));
+          s.sizes.push_back(window);
+          int32_t stride = static_cast<int32_t>(test::uniform(rng, 1, 3));
+          s.strides.push_back(test::uniform(rng, 0, 2) == 0 ? -stride : stride);
+          uint32_t maxOut = 1 + (window - 1) / static_cast<uint32_t>(std::abs(s.strides.back()));
+          outSizes.push_back(test::uniform(rng, 1, maxOut));  // smaller outputs are allowed too
+        }
+        bool stridedIn = trial > 0, stridedOut = trial == 2;
+        Tensor input(type, inSizes, stridedIn ? test::randomStrides(rng, inSizes, true) : std::vector<uint32_t>{});
+        Tensor output(type, outSizes, stridedOut ? test::randomStrides(rng, outSizes, false) : std::vector<uint32_t>{});
+        input.randomize(rng);
+        output.randomize(rng);  // the gaps between strided elements must survive
+        test::run(s.make(input, output), {&input}, {&output});
+        test::expectSameElements(output, reference(s, input, output));
+      }
+    }
+  }
+}
+
+TEST_CASE("slice1: a tensor larger than the device's maxStorageBufferRange") {
+  // 160 MiB of UINT32: beyond lavapipe's 128 MiB storage-buffer range, so the
+  // window at the end is reachable only through device addresses.
+  const uint32_t count = 40u << 20;
+  Tensor input(DML_TENSOR_DATA_TYPE_UINT32, {count});
+  for (uint64_t i = 0; i < count; ++i) input.set(i, i * 2654435761u);
+  Tensor output(DML_TENSOR_DATA_TYPE_UINT32, {4096});
+  Slice1 s{{count - 3 * 4096}, {3 * 4096}, {-3}};
+  test::run(s.make(input, output), {&input}, {&output});
+  test::expectSameElements(output, reference(s, input, output));
+}
+
+TEST_CASE("slice1: byte offsets past 4 GiB") {
+  // 1.25 G FLOAT32 elements (5 GiB); the window lies in the last MiB.
+  const uint32_t count = 1280u << 20;
+  const uint64_t bytes = uint64_t(count) * 4;
+  const auto& info = test::device().info();
+  if (info.maxMemoryAllocationSize < bytes + (1 << 20)) {
+    MESSAGE("skipped: " << info.name << " allocates at most " << info.maxMemoryAllocationSize << " bytes at once");
+    return;
+  }
+  vkdml::Buffer in = test::device().createBuffer(bytes);
+  vkdml::Buffer out = test::device().createBuffer(1 << 20);
+  in.fill(0xDEADBEEF, bytes);
+  std::vector<uint32_t> tail(1 << 18);
+  for (uint32_t i = 0; i < tail.size(); ++i) tail[i] = i * 7 + 1;
+  in.upload(tail.data(), tail.size() * 4, bytes - tail.size() * 4);
+  UINT inSizes[1] = {count}, outSizes[1] = {1 << 17};
+  DML_BUFFER_TENSOR_DESC inBuffer{DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 1, inSizes, nullptr, bytes, 0};
+  DML_BUFFER_TENSOR_DESC outBuffer{
+      DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 1, outSizes, nullptr, uint64_t(outSizes[0]) * 4, 0};
+  DML_TENSOR_DESC inDesc{DML_TENSOR_TYPE_BUFFER, &inBuffer}, outDesc{DML_TENSOR_TYPE_BUFFER, &outBuffer};
+  UINT offsets[1] = {count - (1u << 18)}, sizes[1] = {1u << 18};
+  INT strides[1] = {2};
+  DML_SLICE1_OPERATOR_DESC desc{&inDesc, &outDesc, 1, offsets, sizes, strides};
+  auto compiled = test::device().compileOperator(test::device().createOperator({DML_OPERATOR_SLICE1, &desc}));
+  auto table = compiled.createBindingTable();
+  table.bindInputs({{&in, 0, bytes}});
+  table.bindOutputs({{&out, 0, outBuffer.TotalTensorSizeInBytes}});
+  test::device().execute(compiled, table);
+  std::vector<uint32_t> result(outSizes[0]);
+  out.download(result.data(), result.size() * 4);
+  uint64_t wrong = 0;
+  for (uint32_t i = 0; i < result.size(); ++i) wrong += result[i] != tail[2 * i];
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("slice1: validation rules") {
+  Tensor input(DML_TENSOR_DATA_TYPE_FLOAT32, {4, 6});
+  Tensor output(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 3});
+  Slice1 s{{0, 0}, {4, 6}, {2, 2}};
+  REQUIRE_FALSE(vkdml::validate(s.make(input, output)).has_value());
+
+  SUBCASE("DimensionCount must equal the input's and output's") {
+    Slice1 t{{0}, {4}, {2}};
+    test::expectInvalid(t.make(input, output), "InputTensor.DimensionCount", {"1", "2"});
+  }
+  SUBCASE("DimensionCount 1..8") {
+    Slice1 t{{}, {}, {}};
+    test::expectInvalid(t.make(input, output), "DimensionCount", {"0"});
+  }
+  SUBCASE("output DimensionCount equals DimensionCount") {
+    Tensor out3(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 2, 3});
+    test::expectInvalid(s.make(input, out3), "OutputTensor.DimensionCount", {"3"});
+  }
+  SUBCASE("the data types match") {
+    Tensor outInt(DML_TENSOR_DATA_TYPE_INT32, {2, 3});
+    test::expectInvalid(s.make(input, outInt), "OutputTensor.DataType", {"INT32", "FLOAT32"});
+  }
+  SUBCASE("InputWindowSizes >= 1") {
+    s.sizes = {0, 6};
+    test::expectInvalid(s.make(input, output), "InputWindowSizes[0]");
+  }
+  SUBCASE("the window lies inside the input") {
+    s.offsets = {0, 2};
+    test::expectInvalid(s.make(input, output), "InputWindowSizes[1]", {"2 + 6 > 6"});
+  }
+  SUBCASE("InputWindowStrides != 0") {
+    s.strides = {2, 0};
+    test::expectInvalid(s.make(input, output), "InputWindowStrides[1]");
+  }
+  SUBCASE("output sizes fit the strided window") {
+    Tensor big(DML_TENSOR_DATA_TYPE_FLOAT32, {3, 3});
+    test::expectInvalid(s.make(input, big), "OutputTensor.Sizes[0]", {"2", "3"});
+  }
+  SUBCASE("null window arrays") {
+    s.make(input, output);
+    s.desc.InputWindowStrides = nullptr;
+    test::expectInvalid(s.op, "InputWindowStrides");
+  }
+}
+
+TEST_CASE("slice1: tensor descriptor rules") {
+  Tensor input(DML_TENSOR_DATA_TYPE_FLOAT32, {4, 6});
+  Tensor output(DML_TENSOR_DATA_TYPE_FLOAT32, {4, 6});
+  Slice1 s{{0, 0}, {4, 6}, {1, 1}};
+
+  SUBCASE("a null tensor") {
+    s.make(input, output);
+    s.desc.InputTensor = nullptr;
+    test::expectInvalid(s.op, "InputTensor", {"null"});
+  }
+  SUBCASE("Type is BUFFER") {
+    s.make(input, output);
+    input.tensor.Type = DML_TENSOR_TYPE_INVALID;
+    test::expectInvalid(s.op, "InputTensor.Type");
+  }
+  SUBCASE("DataType is known") {
+    s.make(input, output);
+    input.buffer.DataType = DML_TENSOR_DATA_TYPE_UNKNOWN;
+    test::expectInvalid(s.op, "InputTensor.DataType");
+  }
+  SUBCASE("sizes >= 1") {
+    s.make(input, output);
+    input.sizes[1] = 0;
+    test::expectInvalid(s.op, "InputTensor.Sizes[1]");
+  }
+  SUBCASE("at most 2^32 - 1 elements") {
+    s.make(input, output);
+    input.sizes = {65536, 65536};
+    test::expectInvalid(s.op, "InputTensor.Sizes", {"2^32 - 1"});
+  }
+  SUBCASE("TotalTensorSizeInBytes covers the implied size") {
+    s.make(input, output);
+    input.buffer.TotalTensorSizeInBytes = 95;
+    test::expectInvalid(s.op, "InputTensor.TotalTensorSizeInBytes", {"96", "95"});
+  }
+  SUBCASE("TotalTensorSizeInBytes covers strided tensors") {
+    input.strides = {12, 2};
+    input.desc();
+    s.make(input, output);
+    input.buffer.TotalTensorSizeInBytes = 96;  // needs (1 + 3*12 + 5*2) * 4 = 188 -> 188
+    test::expectInvalid(s.op, "InputTensor.TotalTensorSizeInBytes", {"188"});
+  }
+  SUBCASE("GuaranteedBaseOffsetAlignment is 0 or a power of two >= the element size") {
+    input.alignment = 2;
+    test::expectInvalid(s.make(input, output), "InputTensor.GuaranteedBaseOffsetAlignment", {"2"});
+    input.alignment = 24;
+    test::expectInvalid(s.make(input, output), "InputTensor.GuaranteedBaseOffsetAlignment", {"24"});
+  }
+  SUBCASE("unknown flags") {
+    s.make(input, output);
+    const uint32_t unknownFlag = 4;  // not a value of the enum: written as its bits
+    static_assert(sizeof(DML_TENSOR_FLAGS) == sizeof unknownFlag, "enum size");
+    std::memcpy(&input.buffer.Flags, &unknownFlag, sizeof unknownFlag);
+    test::expectInvalid(s.op, "InputTensor.Flags");
+  }
+  SUBCASE("OWNED_BY_DML is for inputs") {
+    s.make(input, output);
+    output.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+    test::expectInvalid(s.op, "OutputTensor.Flags", {"inputs"});
+  }
+  SUBCASE("an output's elements must not overlap") {
+    Tensor broadcast(DML_TENSOR_DATA_TYPE_FLOAT32, {4, 6}, {0, 1});
+    test::expectInvalid(s.make(input, broadcast), "OutputTensor.Strides", {"overlap"});
+    Tensor interleaved(DML_TENSOR_DATA_TYPE_FLOAT32, {4, 6}, {3, 1});
+    test::expectInvalid(s.make(input, interleaved), "OutputTensor.Strides", {"overlap"});
+  }
+  SUBCASE("DimensionCount of a tensor is 1..8") {
+    s.make(input, output);
+    input.buffer.DimensionCount = 9;
+    test::expectInvalid(s.op, "InputTensor.DimensionCount", {"9"});
+  }
+}

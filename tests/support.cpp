@@ -1,0 +1,438 @@
+#include "support.hpp"
+
+#include <dirent.h>
+
+#include "json.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <sstream>
+
+namespace test {
+
+int& messagesOutsideTests() {
+  static int count = 0;
+  return count;
+}
+
+std::shared_ptr<vkdml::Device>& deviceSlot() {
+  static std::shared_ptr<vkdml::Device> slot;
+  return slot;
+}
+
+std::shared_ptr<vkdml::Device> sharedDevice() {
+  auto& slot = deviceSlot();
+  if (!slot) {
+    vkdml::DeviceOptions options;
+    const char* env = std::getenv("VKDML_VALIDATION");
+    options.validation = !(env && std::string(env) == "0");
+    options.onValidationMessage = [](const char* message) {
+      std::fprintf(stderr, "validation: %s\n", message);
+      if (doctest::is_running_in_test)
+        FAIL_CHECK("Vulkan validation message: " << message);
+      else
+        ++messagesOutsideTests();
+    };
+    slot = vkdml::Device::create(options);
+    static bool told = false;
+    if (!told) {
+      told = true;
+      std::fprintf(stderr, "test device: %s (validation %s)\n", slot->info().name.c_str(),
+                   slot->info().validationEnabled ? "on" : "OFF: layers not installed or VKDML_VALIDATION=0");
+    }
+  }
+  return slot;
+}
+
+vkdml::Device& device() {
+  return *sharedDevice();
+}
+
+// ---------------------------------------------------------------- tensors
+
+std::vector<uint32_t> packedStrides(const std::vector<uint32_t>& sizes) {
+  std::vector<uint32_t> strides(sizes.size());
+  uint64_t stride = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = static_cast<uint32_t>(stride);
+    stride *= sizes[i];
+  }
+  return strides;
+}
+
+Tensor::Tensor(DML_TENSOR_DATA_TYPE t, std::vector<uint32_t> s, std::vector<uint32_t> st)
+    : type(t), sizes(std::move(s)), strides(std::move(st)) {
+  bytes.assign(DMLCalcBufferTensorSize(type, rank(), sizes.data(), strides.empty() ? nullptr : strides.data()), 0);
+}
+
+uint64_t Tensor::elementCount() const {
+  uint64_t n = 1;
+  for (uint32_t s : sizes) n *= s;
+  return n;
+}
+
+std::vector<uint64_t> Tensor::effectiveStrides() const {
+  std::vector<uint64_t> out(sizes.size());
+  auto packed = packedStrides(sizes);
+  for (size_t i = 0; i < sizes.size(); ++i) out[i] = strides.empty() ? packed[i] : strides[i];
+  return out;
+}
+
+uint64_t Tensor::offsetOf(uint64_t logicalIndex) const {
+  uint64_t offset = 0;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    uint64_t coordinate = logicalIndex % sizes[i];
+    logicalIndex /= sizes[i];
+    offset += coordinate * (strides.empty() ? packedStrides(sizes)[i] : strides[i]);
+  }
+  return offset;
+}
+
+uint64_t Tensor::get(uint64_t logicalIndex) const {
+  uint64_t bits = 0;
+  std::memcpy(&bits, bytes.data() + offsetOf(logicalIndex) * elementSize(), elementSize());
+  return bits;
+}
+
+void Tensor::set(uint64_t logicalIndex, uint64_t bits) {
+  std::memcpy(bytes.data() + offsetOf(logicalIndex) * elementSize(), &bits, elementSize());
+}
+
+void Tensor::randomize(std::mt19937_64& rng) {
+  for (auto& b : bytes) b = static_cast<uint8_t>(rng());
+}
+
+const DML_TENSOR_DESC* Tensor::desc() {
+  buffer.DataType = type;
+  buffer.Flags = DML_TENSOR_FLAG_NONE;
+  buffer.DimensionCount = rank();
+  buffer.Sizes = sizes.data();
+  buffer.Strides = strides.empty() ? nullptr : strides.data();
+  buffer.TotalTensorSizeInBytes = bytes.size();
+  buffer.GuaranteedBaseOffsetAlignment = alignment;
+  tensor.Type = DML_TENSOR_TYPE_BUFFER;
+  tensor.Desc = &buffer;
+  return &tensor;
+}
+
+std::vector<uint32_t> randomStrides(std::mt19937_64& rng, const std::vector<uint32_t>& sizes, bool allowBroadcast) {
+  std::vector<size_t> order(sizes.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (uniform(rng, 0, 1)) std::shuffle(order.begin(), order.end(), rng);
+  std::vector<uint32_t> strides(sizes.size());
+  uint64_t stride = uniform(rng, 1, 2);
+  for (size_t k = order.size(); k-- > 0;) {  // order.back() is innermost
+    size_t d = order[k];
+    if (allowBroadcast && uniform(rng, 0, 4) == 0) {
+      strides[d] = 0;
+      continue;
+    }
+    strides[d] = static_cast<uint32_t>(stride);
+    stride = stride * sizes[d] + uniform(rng, 0, 2);
+  }
+  return strides;
+}
+
+// ---------------------------------------------------------------- running
+
+namespace {
+constexpr uint64_t kGuard = 256;
+
+uint8_t guardByte(size_t buffer, uint64_t i) {
+  return static_cast<uint8_t>(0xA5 ^ (buffer * 31) ^ (i * 7));
+}
+
+struct Placed {
+  vkdml::Buffer buffer;
+  std::vector<uint8_t> before;  // the whole buffer as uploaded
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+Placed place(Tensor& t, size_t index) {
+  Placed p;
+  p.offset = std::max<uint64_t>(kGuard, t.alignment);
+  p.size = t.bytes.size();
+  uint64_t total = p.offset + p.size + kGuard;
+  p.before.resize(total);
+  for (uint64_t i = 0; i < total; ++i) p.before[i] = guardByte(index, i);
+  std::memcpy(p.before.data() + p.offset, t.bytes.data(), p.size);
+  p.buffer = device().createBuffer(total);
+  p.buffer.upload(p.before.data(), total);
+  return p;
+}
+
+// Bytes of the footprint that are elements of `t`.
+std::vector<bool> elementMask(const Tensor& t) {
+  std::vector<bool> mask(t.bytes.size(), false);
+  for (uint64_t i = 0; i < t.elementCount(); ++i) {
+    uint64_t at = t.offsetOf(i) * t.elementSize();
+    for (uint32_t b = 0; b < t.elementSize(); ++b) mask[at + b] = true;
+  }
+  return mask;
+}
+}  // namespace
+
+void run(const DML_OPERATOR_DESC& desc, const std::vector<Tensor*>& inputs, const std::vector<Tensor*>& outputs) {
+  vkdml::Device& d = device();
+  vkdml::Operator op = d.createOperator(desc);
+  vkdml::CompiledOperator compiled = d.compileOperator(op);
+  std::vector<Placed> placedInputs, placedOutputs;
+  std::vector<vkdml::BufferBinding> inputBindings, outputBindings;
+  placedInputs.reserve(inputs.size());
+  placedOutputs.reserve(outputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i]) {
+      placedInputs.emplace_back();
+      inputBindings.push_back({});
+      continue;
+    }
+    placedInputs.push_back(place(*inputs[i], i));
+    inputBindings.push_back({&placedInputs.back().buffer, placedInputs.back().offset, placedInputs.back().size});
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    placedOutputs.push_back(place(*outputs[i], 100 + i));
+    outputBindings.push_back({&placedOutputs.back().buffer, placedOutputs.back().offset, placedOutputs.back().size});
+  }
+  vkdml::BindingTable table = compiled.createBindingTable();
+  table.bindInputs(inputBindings);
+  table.bindOutputs(outputBindings);
+  d.execute(compiled, table);
+
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i]) continue;
+    std::vector<uint8_t> after(placedInputs[i].before.size());
+    placedInputs[i].buffer.download(after.data(), after.size());
+    CHECK_MESSAGE(after == placedInputs[i].before, "input " << i << " or its guard regions changed");
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Placed& p = placedOutputs[i];
+    std::vector<uint8_t> after(p.before.size());
+    p.buffer.download(after.data(), after.size());
+    bool guardsIntact = std::equal(after.begin(), after.begin() + static_cast<long>(p.offset), p.before.begin()) &&
+                        std::equal(after.begin() + static_cast<long>(p.offset + p.size), after.end(),
+                                   p.before.begin() + static_cast<long>(p.offset + p.size));
+    CHECK_MESSAGE(guardsIntact, "output " << i << ": a guard region around the binding changed");
+    std::vector<bool> mask = elementMask(*outputs[i]);
+    uint64_t gapWrites = 0;
+    for (uint64_t b = 0; b < p.size; ++b)
+      if (!mask[b] && after[p.offset + b] != p.before[p.offset + b]) ++gapWrites;
+    CHECK_MESSAGE(gapWrites == 0, "output " << i << ": " << gapWrites << " bytes between strided elements changed");
+    std::memcpy(outputs[i]->bytes.data(), after.data() + p.offset, p.size);
+  }
+}
+
+void expectInvalid(const DML_OPERATOR_DESC& desc, const std::string& field, const std::vector<std::string>& mentions) {
+  std::optional<vkdml::Error> error = vkdml::validate(desc);
+  REQUIRE_MESSAGE(error.has_value(), "expected the descriptor to be rejected for " << field);
+  std::string what = error->what();
+  INFO("error: " << what);
+  CHECK(error->code() == vkdml::ErrorCode::InvalidArgument);
+  CHECK_MESSAGE(error->field().find(field) != std::string::npos,
+                "the error's field '" << error->field() << "' should name " << field);
+  CHECK_MESSAGE(what.find(error->op()) != std::string::npos, "the message should name the operator");
+  CHECK_MESSAGE(what.find(field) != std::string::npos, "the message should name the field");
+  for (const auto& m : mentions) CHECK_MESSAGE(what.find(m) != std::string::npos, "the message should mention " << m);
+  CHECK_THROWS_AS(device().createOperator(desc), vkdml::Error);
+}
+
+void expectSameElements(const Tensor& actual, const Tensor& expected) {
+  REQUIRE(actual.sizes == expected.sizes);
+  REQUIRE(actual.type == expected.type);
+  uint64_t mismatches = 0;
+  for (uint64_t i = 0; i < expected.elementCount(); ++i) {
+    uint64_t a = actual.get(i), e = expected.get(i);
+    if (a == e) continue;
+    if (++mismatches <= 5) {
+      std::ostringstream where;
+      uint64_t rest = i;
+      std::vector<uint64_t> coordinate(expected.sizes.size());
+      for (size_t d = expected.sizes.size(); d-- > 0;) {
+        coordinate[d] = rest % expected.sizes[d];
+        rest /= expected.sizes[d];
+      }
+      for (size_t d = 0; d < coordinate.size(); ++d) where << (d ? "," : "") << coordinate[d];
+      FAIL_CHECK("element [" << where.str() << "] (" << typeName(expected.type) << "): got 0x" << std::hex << a
+                             << ", expected 0x" << e);
+    }
+  }
+  CHECK_MESSAGE(mismatches == 0, mismatches << " of " << expected.elementCount() << " elements differ");
+}
+
+// ---------------------------------------------------------------- types
+
+const std::vector<DML_TENSOR_DATA_TYPE>& allTypes() {
+  static const std::vector<DML_TENSOR_DATA_TYPE> types = {
+      DML_TENSOR_DATA_TYPE_FLOAT64, DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT16,
+      DML_TENSOR_DATA_TYPE_INT64,   DML_TENSOR_DATA_TYPE_INT32,   DML_TENSOR_DATA_TYPE_INT16,
+      DML_TENSOR_DATA_TYPE_INT8,    DML_TENSOR_DATA_TYPE_UINT64,  DML_TENSOR_DATA_TYPE_UINT32,
+      DML_TENSOR_DATA_TYPE_UINT16,  DML_TENSOR_DATA_TYPE_UINT8};
+  return types;
+}
+
+const char* typeName(DML_TENSOR_DATA_TYPE type) {
+  switch (type) {
+    case DML_TENSOR_DATA_TYPE_FLOAT32:
+      return "FLOAT32";
+    case DML_TENSOR_DATA_TYPE_FLOAT16:
+      return "FLOAT16";
+    case DML_TENSOR_DATA_TYPE_UINT32:
+      return "UINT32";
+    case DML_TENSOR_DATA_TYPE_UINT16:
+      return "UINT16";
+    case DML_TENSOR_DATA_TYPE_UINT8:
+      return "UINT8";
+    case DML_TENSOR_DATA_TYPE_INT32:
+      return "INT32";
+    case DML_TENSOR_DATA_TYPE_INT16:
+      return "INT16";
+    case DML_TENSOR_DATA_TYPE_INT8:
+      return "INT8";
+    case DML_TENSOR_DATA_TYPE_FLOAT64:
+      return "FLOAT64";
+    case DML_TENSOR_DATA_TYPE_UINT64:
+      return "UINT64";
+    case DML_TENSOR_DATA_TYPE_INT64:
+      return "INT64";
+    default:
+      return "UNKNOWN";
+  }
+}
+
+DML_TENSOR_DATA_TYPE typeFromName(const std::string& name) {
+  for (auto t : allTypes())
+    if (name == typeName(t)) return t;
+  throw std::runtime_error("unknown data type " + name);
+}
+
+uint16_t toHalf(double value) {
+  float f = static_cast<float>(value);
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t exponent = (x >> 23) & 0xFFu;
+  uint32_t mantissa = x & 0x7FFFFFu;
+  if (exponent == 0xFF) return static_cast<uint16_t>(sign | 0x7C00u | (mantissa ? 0x200u : 0u));
+  int e = static_cast<int>(exponent) - 127 + 15;
+  if (e >= 31) return static_cast<uint16_t>(sign | 0x7C00u);
+  if (e <= 0) {  // subnormal or zero, round to nearest even
+    if (e < -10) return static_cast<uint16_t>(sign);
+    mantissa |= 0x800000u;
+    uint32_t shift = static_cast<uint32_t>(14 - e);
+    uint32_t half = mantissa >> shift;
+    uint32_t rest = mantissa & ((1u << shift) - 1);
+    uint32_t midpoint = 1u << (shift - 1);
+    if (rest > midpoint || (rest == midpoint && (half & 1))) ++half;
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = (static_cast<uint32_t>(e) << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1))) ++half;
+  return static_cast<uint16_t>(sign | half);
+}
+
+double fromHalf(uint16_t bits) {
+  int exponent = (bits >> 10) & 0x1F;
+  int mantissa = bits & 0x3FF;
+  double sign = (bits & 0x8000) ? -1.0 : 1.0;
+  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
+  if (exponent == 31) return mantissa ? std::nan("") : sign * INFINITY;
+  return sign * std::ldexp(mantissa + 1024, exponent - 25);
+}
+
+uint64_t bitsOfInteger(DML_TENSOR_DATA_TYPE type, int64_t value) {
+  uint32_t size = DMLElementSizeInBytes(type);
+  uint64_t bits = static_cast<uint64_t>(value);
+  return size == 8 ? bits : bits & ((uint64_t(1) << (8 * size)) - 1);
+}
+
+uint64_t bitsOf(DML_TENSOR_DATA_TYPE type, double value) {
+  switch (type) {
+    case DML_TENSOR_DATA_TYPE_FLOAT32: {
+      float f = static_cast<float>(value);
+      uint32_t b;
+      std::memcpy(&b, &f, 4);
+      return b;
+    }
+    case DML_TENSOR_DATA_TYPE_FLOAT64: {
+      uint64_t b;
+      std::memcpy(&b, &value, 8);
+      return b;
+    }
+    case DML_TENSOR_DATA_TYPE_FLOAT16:
+      return toHalf(value);
+    case DML_TENSOR_DATA_TYPE_UINT64:
+      return static_cast<uint64_t>(value);
+    default:
+      return bitsOfInteger(type, static_cast<int64_t>(value));
+  }
+}
+
+std::vector<uint32_t> randomSizes(std::mt19937_64& rng, uint32_t rank, uint64_t maxElements) {
+  std::vector<uint32_t> sizes(rank, 1);
+  uint64_t total = 1;
+  // Grow random dimensions while the budget allows; some stay 1.
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    uint32_t d = uniform(rng, 0, rank - 1);
+    uint32_t grown = sizes[d] + uniform(rng, 1, 4);
+    uint64_t next = total / sizes[d] * grown;
+    if (next > maxElements) continue;
+    total = next;
+    sizes[d] = grown;
+  }
+  return sizes;
+}
+
+Tensor tensorFromJson(const Json& json) {
+  DML_TENSOR_DATA_TYPE type = typeFromName(json["dtype"].asString());
+  std::vector<uint32_t> sizes;
+  for (const auto& s : json["sizes"].items) sizes.push_back(static_cast<uint32_t>(s.asUint()));
+  if (sizes.empty()) sizes.push_back(1);  // a scalar
+  Tensor t(type, sizes);
+  const Json& data = json["data"];
+  REQUIRE(data.size() == t.elementCount());
+  bool isFloat = type == DML_TENSOR_DATA_TYPE_FLOAT16 || type == DML_TENSOR_DATA_TYPE_FLOAT32 ||
+                 type == DML_TENSOR_DATA_TYPE_FLOAT64;
+  for (uint64_t i = 0; i < t.elementCount(); ++i) {
+    const Json& v = data[i];
+    if (isFloat)
+      t.set(i, bitsOf(type, v.asDouble()));
+    else if (type == DML_TENSOR_DATA_TYPE_UINT64)
+      t.set(i, v.asUint());
+    else
+      t.set(i, bitsOfInteger(type, v.asInt()));
+  }
+  return t;
+}
+
+std::vector<std::string> conformanceCases(const std::string& op) {
+  std::vector<std::string> paths;
+  std::string dir = conformanceDir();
+  if (dir.empty()) return paths;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string name = e->d_name;
+      if (name.size() < 5 || name.substr(name.size() - 5) != ".json") continue;
+      std::string path = dir + "/" + name;
+      if (Json::parseFile(path)["op"].asString() == op) paths.push_back(path);
+    }
+    closedir(d);
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+std::string conformanceDir() {
+  if (const char* env = std::getenv("VKDML_CONFORMANCE_DIR")) return env;
+  std::string dir = VKDML_SOURCE_DIR "/../shared/conformance/onnx";
+  if (std::FILE* f = std::fopen((dir + "/test_slice.json").c_str(), "rb")) {
+    std::fclose(f);
+    return dir;
+  }
+  return "";
+}
+
+}  // namespace test
