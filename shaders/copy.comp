@@ -31,16 +31,19 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Cop
 
 void main() {
   CopyParams p = CopyParams(pc.paramsAddress);
-  const uint64_t total = p.totalElements;
-  const uint64_t stride = gridStride();
-  for (uint64_t i = gl_GlobalInvocationID.x; i < total; i += stride) {
+  // Element counts are below 2^32 (DirectML's limit), so the loop runs in 32
+  // bits: 64-bit loop counters are many times slower on some drivers
+  // (lavapipe) and cost registers everywhere.
+  const uint total = uint(p.totalElements);
+  const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint i = gl_GlobalInvocationID.x; i < total; i += stride) {
     // The last segment that starts at or before i.
     uint lo = 0, hi = p.segmentCount - 1;
     while (lo < hi) {
       uint mid = (lo + hi + 1) >> 1;
-      if (p.segments[mid].firstElement <= i) lo = mid; else hi = mid - 1;
+      if (uint(p.segments[mid].firstElement) <= i) lo = mid; else hi = mid - 1;
     }
-    uint64_t local = i - p.segments[lo].firstElement;
+    uint local = i - uint(p.segments[lo].firstElement);
     INDEX_T inputIndex = INDEX_T(p.segments[lo].inputOffset);
     INDEX_T outputIndex = INDEX_T(p.segments[lo].outputOffset);
     const uint rank = p.segments[lo].rank;
@@ -53,5 +56,6 @@ void main() {
     }
     storeElement(tensorAddress(p.segments[lo].outputSlot), outputIndex,
                  loadElement(tensorAddress(p.segments[lo].inputSlot), inputIndex));
+    if (i >= total - stride) break;  // i + stride would wrap past 2^32
   }
 }

@@ -1,0 +1,60 @@
+// Benchmark cases: each owns one operator descriptor (and everything it
+// points into) and says how many bytes it reads and writes, or how many
+// integer operations it performs.
+#pragma once
+
+#include <vkdml/vkdml.hpp>
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// A tensor description that owns its arrays.
+struct TensorSpec {
+  std::vector<UINT> sizes;
+  std::vector<UINT> strides;  // empty: packed
+  DML_BUFFER_TENSOR_DESC buffer{};
+  DML_TENSOR_DESC desc{};
+  uint64_t elements() const;
+};
+
+struct Case {
+  std::string op;     // "join", "slice1", ...
+  std::string name;   // what it is, e.g. "cat axis 1"
+  std::string shape;  // e.g. "3 x 8x64x512x256"
+  std::string dtype;
+  std::vector<TensorSpec*> inputs;  // binding order; nullptr = absent optional
+  std::vector<TensorSpec*> outputs;
+  DML_OPERATOR_DESC desc{};
+  // Writes valid input contents (indices, say) before timing; may be empty.
+  std::function<void(std::vector<vkdml::Buffer>& inputs)> prepare;
+  uint64_t bytesMoved = 0;  // read + written, for bandwidth-bound cases
+  double operations = 0;    // 2*M*N*K, for compute-bound cases
+
+  TensorSpec& tensor(DML_TENSOR_DATA_TYPE type, std::vector<UINT> sizes, std::vector<UINT> strides = {});
+  // Storage for the operator's own descriptor and arrays, kept with the case.
+  template <typename T>
+  T& own(T value = {}) {
+    auto p = std::make_shared<T>(std::move(value));
+    owned.push_back(p);
+    return *p;
+  }
+
+ private:
+  std::deque<TensorSpec> tensors;  // stable addresses
+  std::vector<std::shared_ptr<void>> owned;
+};
+
+using Cases = std::vector<std::unique_ptr<Case>>;
+
+// `large` selects the H200 sizes (1 GiB and more); the default sizes keep a
+// run on lavapipe under a minute.
+void addDataMovementCases(Cases& cases, bool large);
+
+std::string dims(const std::vector<UINT>& sizes);
+
+}  // namespace bench

@@ -1,0 +1,202 @@
+// vkdml_bench: times operators on the chosen device (VKDML_DEVICE) with
+// Vulkan timestamp queries: a warm-up, then the median of several runs. Each
+// bandwidth-bound case is reported in GB/s (bytes read + written) next to a
+// vkCmdCopyBuffer that moves the same bytes, measured in the same run.
+//
+//   vkdml_bench [--large] [--reps N] [--filter TEXT] [--json FILE]
+#include <volk.h>
+
+#include <vkdml/vkdml.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cases.hpp"
+
+namespace {
+
+struct Options {
+  bool large = false;
+  int reps = 10;
+  int warmup = 3;
+  std::string filter;
+  std::string json;
+};
+
+// Runs `record` warmup + reps times in one submission, each run bracketed by
+// timestamps and separated by a full barrier; returns the median in ns.
+class Timer {
+ public:
+  explicit Timer(vkdml::Device& device) : device_(device) {}
+
+  double median(const std::function<void(VkCommandBuffer)>& record, int warmup, int reps) {
+    VkDevice dev = device_.device();
+    const uint32_t runs = static_cast<uint32_t>(warmup + reps);
+    VkQueryPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    poolInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    poolInfo.queryCount = 2 * runs;
+    VkQueryPool pool = VK_NULL_HANDLE;
+    vkCreateQueryPool(dev, &poolInfo, nullptr, &pool);
+    device_.submitAndWait([&](VkCommandBuffer cmd) {
+      vkCmdResetQueryPool(cmd, pool, 0, 2 * runs);
+      for (uint32_t i = 0; i < runs; ++i) {
+        VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+        barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+        barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                                VK_ACCESS_TRANSFER_WRITE_BIT;
+        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1,
+                             &barrier, 0, nullptr, 0, nullptr);
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, pool, 2 * i);
+        record(cmd);
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * i + 1);
+      }
+    });
+    std::vector<uint64_t> stamps(2 * runs);
+    vkGetQueryPoolResults(dev, pool, 0, 2 * runs, stamps.size() * 8, stamps.data(), 8,
+                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    vkDestroyQueryPool(dev, pool, nullptr);
+    std::vector<double> ns;
+    for (uint32_t i = static_cast<uint32_t>(warmup); i < runs; ++i)
+      ns.push_back(double(stamps[2 * i + 1] - stamps[2 * i]) * device_.info().timestampPeriodNs);
+    std::sort(ns.begin(), ns.end());
+    return ns[ns.size() / 2];
+  }
+
+ private:
+  vkdml::Device& device_;
+};
+
+struct Result {
+  std::string op, name, shape, dtype;
+  double bytes = 0;  // read + written
+  double ns = 0, copyNs = 0, operations = 0;
+};
+
+std::string jsonEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+void writeJson(const std::string& path, const std::string& device, const std::vector<Result>& results) {
+  std::ofstream out(path);
+  out << "{\n  \"device\": \"" << jsonEscape(device) << "\",\n  \"results\": [\n";
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Result& r = results[i];
+    out << "    {\"operator\": \"" << r.op << "\", \"case\": \"" << jsonEscape(r.name) << "\", \"shape\": \"" << r.shape
+        << "\", \"dtype\": \"" << r.dtype << "\", \"bytes\": " << r.bytes << ", \"median_ns\": " << r.ns;
+    if (r.bytes)
+      out << ", \"gbps\": " << r.bytes / r.ns << ", \"copy_gbps\": " << r.bytes / r.copyNs
+          << ", \"ratio_to_copy\": " << r.copyNs / r.ns;
+    if (r.operations) out << ", \"tops\": " << r.operations / r.ns / 1e3;
+    out << "}" << (i + 1 < results.size() ? "," : "") << "\n";
+  }
+  out << "  ]\n}\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--large")
+      options.large = true;
+    else if (a == "--reps")
+      options.reps = std::max(1, std::stoi(next()));
+    else if (a == "--filter")
+      options.filter = next();
+    else if (a == "--json")
+      options.json = next();
+    else {
+      std::fprintf(stderr, "usage: %s [--large] [--reps N] [--filter TEXT] [--json FILE]\n", argv[0]);
+      return a == "--help" ? 0 : 2;
+    }
+  }
+  try {
+    auto device = vkdml::Device::create();
+    if (volkInitialize() != VK_SUCCESS) throw std::runtime_error("no Vulkan loader");
+    volkLoadInstanceOnly(device->instance());
+    volkLoadDevice(device->device());
+    const auto& info = device->info();
+    if (info.timestampPeriodNs == 0) throw std::runtime_error(info.name + " has no timestamp queries");
+    std::printf("device: %s (%s sizes, median of %d runs after %d warm-up)\n", info.name.c_str(),
+                options.large ? "large" : "default", options.reps, options.warmup);
+
+    bench::Cases cases;
+    bench::addDataMovementCases(cases, options.large);
+    Timer timer(*device);
+    std::vector<Result> results;
+    std::printf("%-8s %-38s %-22s %-8s %10s %11s %9s %9s %6s\n", "op", "case", "shape", "dtype", "MB", "median us",
+                "GB/s", "copy GB/s", "ratio");
+    for (auto& c : cases) {
+      if (!options.filter.empty() && (c->op + " " + c->name).find(options.filter) == std::string::npos) continue;
+      vkdml::CompiledOperator compiled = device->compileOperator(device->createOperator(c->desc));
+      std::vector<vkdml::Buffer> inputs, outputs;
+      std::vector<vkdml::BufferBinding> inputBindings, outputBindings;
+      inputs.reserve(c->inputs.size());
+      for (auto* t : c->inputs) {
+        if (!t) {
+          inputs.emplace_back();
+          inputBindings.push_back({});
+          continue;
+        }
+        uint64_t bytes = t->buffer.TotalTensorSizeInBytes;
+        inputs.push_back(device->createBuffer(bytes));
+        inputs.back().fill(0x3F800000u, bytes & ~uint64_t(3));
+        inputBindings.push_back({&inputs.back(), 0, bytes});
+      }
+      if (c->prepare) c->prepare(inputs);
+      outputs.reserve(c->outputs.size());
+      for (auto* t : c->outputs) {
+        uint64_t bytes = t->buffer.TotalTensorSizeInBytes;
+        outputs.push_back(device->createBuffer(bytes));
+        outputBindings.push_back({&outputs.back(), 0, bytes});
+      }
+      vkdml::BindingTable table = compiled.createBindingTable();
+      table.bindInputs(inputBindings);
+      table.bindOutputs(outputBindings);
+
+      Result r{c->op, c->name, c->shape, c->dtype, static_cast<double>(c->bytesMoved), 0, 0, c->operations};
+      r.ns = timer.median([&](VkCommandBuffer cmd) { compiled.record(cmd, table); }, options.warmup, options.reps);
+      if (c->bytesMoved) {
+        // The limit: a copy that reads and writes as many bytes.
+        uint64_t half = c->bytesMoved / 2;
+        vkdml::Buffer src = device->createBuffer(half), dst = device->createBuffer(half);
+        r.copyNs = timer.median(
+            [&](VkCommandBuffer cmd) {
+              VkBufferCopy region{0, 0, half};
+              vkCmdCopyBuffer(cmd, src.handle(), dst.handle(), 1, &region);
+            },
+            options.warmup, options.reps);
+        std::printf("%-8s %-38s %-22s %-8s %10.1f %11.1f %9.1f %9.1f %6.2f\n", r.op.c_str(), r.name.c_str(),
+                    r.shape.c_str(), r.dtype.c_str(), r.bytes / 1e6, r.ns / 1e3, r.bytes / r.ns, r.bytes / r.copyNs,
+                    r.copyNs / r.ns);
+      } else {
+        std::printf("%-8s %-38s %-22s %-8s %10s %11.1f %9.2f TOPS\n", r.op.c_str(), r.name.c_str(), r.shape.c_str(),
+                    r.dtype.c_str(), "-", r.ns / 1e3, r.operations / r.ns / 1e3);
+      }
+      std::fflush(stdout);
+      results.push_back(r);
+    }
+    if (!options.json.empty()) writeJson(options.json, info.name, results);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vkdml_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
