@@ -441,10 +441,8 @@ Buffer::Impl::~Impl() {
 std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& device, uint64_t bytes, bool hostVisible) {
   auto& d = device->impl();
   if (bytes == 0) throw Error(ErrorCode::InvalidArgument, "Buffer", "size", "a buffer needs at least 1 byte");
-  if (d.info.maxMemoryAllocationSize && bytes > d.info.maxMemoryAllocationSize)
-    throw Error(ErrorCode::OutOfMemory, "Buffer", "size",
-                detail::concat("a buffer of ", bytes, " bytes exceeds the device's maxMemoryAllocationSize of ",
-                               d.info.maxMemoryAllocationSize));
+  // maxMemoryAllocationSize is advisory (NVIDIA reports 4 GiB and allocates
+  // more): larger sizes are tried, and a refusal becomes OutOfMemory below.
   auto b = std::make_shared<Buffer::Impl>();
   b->size = bytes;
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
