@@ -195,7 +195,7 @@ void Device::Impl::destroy() {
     if (ownsDevice) vk.vkDestroyDevice(device, nullptr);
   }
   if (ownsDevice) {
-    if (messenger) vkDestroyDebugUtilsMessengerEXT(instance, messenger, nullptr);
+    if (messenger && destroyMessenger) destroyMessenger(instance, messenger, nullptr);
     if (instance) vkDestroyInstance(instance, nullptr);
   }
   device = VK_NULL_HANDLE;
@@ -280,9 +280,14 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& options) {
   if (debugUtils) instanceInfo.pNext = &messengerInfo;  // also reports instance creation
   detail::check(vkCreateInstance(&instanceInfo, nullptr, &d.instance), "vkCreateInstance");
   volkLoadInstanceOnly(d.instance);
-  if (debugUtils)
-    detail::check(vkCreateDebugUtilsMessengerEXT(d.instance, &messengerInfo, nullptr, &d.messenger),
-                  "vkCreateDebugUtilsMessengerEXT");
+  if (debugUtils) {
+    auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(d.instance, "vkCreateDebugUtilsMessengerEXT"));
+    d.destroyMessenger = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(d.instance, "vkDestroyDebugUtilsMessengerEXT"));
+    if (create && d.destroyMessenger)
+      detail::check(create(d.instance, &messengerInfo, nullptr, &d.messenger), "vkCreateDebugUtilsMessengerEXT");
+  }
 
   std::string selector = options.selector;
   if (selector.empty())

@@ -17,6 +17,9 @@ struct Device::Impl {
   uint32_t queueFamily = 0;
   VolkDeviceTable vk{};
   VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  // Loaded for this instance: volk's global instance pointers follow the
+  // newest instance, whose extensions may differ.
+  PFN_vkDestroyDebugUtilsMessengerEXT destroyMessenger = nullptr;
   std::function<void(const char*)> onValidationMessage;
   uint64_t validationMessages = 0;
   DeviceInfo info;

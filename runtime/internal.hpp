@@ -49,6 +49,16 @@ inline void check(VkResult result, const char* call) {
 
 const char* dataTypeName(DML_TENSOR_DATA_TYPE type);
 
+// An enum field of a caller's descriptor as its bits: a value outside the
+// enumerators would be undefined behaviour to load as the enum type.
+template <typename Enum>
+uint32_t rawBits(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(uint32_t), "DirectML enums are 32-bit");
+  uint32_t bits;
+  std::memcpy(&bits, &field, sizeof bits);
+  return bits;
+}
+
 enum class TensorRole { Input, Output };
 
 // A validated DML_BUFFER_TENSOR_DESC with its strides made explicit.

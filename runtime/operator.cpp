@@ -91,15 +91,16 @@ std::optional<TensorInfo> readTensor(const char* op, const std::string& field, c
     if (optional) return std::nullopt;
     throwInvalid(op, field, "is required but null");
   }
-  if (desc->Type != DML_TENSOR_TYPE_BUFFER)
-    throwInvalid(op, field + ".Type", concat("must be DML_TENSOR_TYPE_BUFFER (1), not ", static_cast<int>(desc->Type)));
+  if (rawBits(desc->Type) != DML_TENSOR_TYPE_BUFFER)
+    throwInvalid(op, field + ".Type", concat("must be DML_TENSOR_TYPE_BUFFER (1), not ", rawBits(desc->Type)));
   const auto* b = static_cast<const DML_BUFFER_TENSOR_DESC*>(desc->Desc);
   if (!b) throwInvalid(op, field + ".Desc", "is null");
   TensorInfo t;
-  t.dataType = b->DataType;
-  t.elementSize = DMLElementSizeInBytes(b->DataType);
-  if (!t.elementSize)
-    throwInvalid(op, field + ".DataType", concat("is not a valid data type (", static_cast<int>(b->DataType), ")"));
+  const uint32_t dataType = rawBits(b->DataType);
+  if (dataType == DML_TENSOR_DATA_TYPE_UNKNOWN || dataType > DML_TENSOR_DATA_TYPE_INT64)
+    throwInvalid(op, field + ".DataType", concat("is not a valid data type (", dataType, ")"));
+  t.dataType = static_cast<DML_TENSOR_DATA_TYPE>(dataType);
+  t.elementSize = DMLElementSizeInBytes(t.dataType);
   if (b->DimensionCount < 1 || b->DimensionCount > kMaxDims)
     throwInvalid(op, field + ".DimensionCount", concat("must be 1..8, not ", b->DimensionCount));
   if (!b->Sizes) throwInvalid(op, field + ".Sizes", "is null");
@@ -134,7 +135,7 @@ std::optional<TensorInfo> readTensor(const char* op, const std::string& field, c
     throwInvalid(op, field + ".GuaranteedBaseOffsetAlignment",
                  concat("must be 0 or a power of two >= the element size ", t.elementSize, ", not ", align));
   t.offsetAlignment = align ? align : DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT;
-  unsigned flags = static_cast<unsigned>(b->Flags);
+  const uint32_t flags = rawBits(b->Flags);
   if (flags & ~static_cast<unsigned>(DML_TENSOR_FLAG_OWNED_BY_DML))
     throwInvalid(op, field + ".Flags", concat("has unknown bits (", flags, ")"));
   if (role == TensorRole::Output) {
@@ -179,7 +180,7 @@ uint32_t gridGroups(uint64_t items, uint32_t groupSize, const DeviceInfo& device
 std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc) {
   if (!desc.Desc)
     throw Error(ErrorCode::InvalidArgument, "DML_OPERATOR_DESC", "Desc", "DML_OPERATOR_DESC: Desc: is null");
-  switch (desc.Type) {
+  switch (rawBits(desc.Type)) {
     case DML_OPERATOR_JOIN:
       return createJoin(*static_cast<const DML_JOIN_OPERATOR_DESC*>(desc.Desc));
     case DML_OPERATOR_SLICE1:
@@ -192,7 +193,7 @@ std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc) {
       return createConvolutionInteger(*static_cast<const DML_CONVOLUTION_INTEGER_OPERATOR_DESC*>(desc.Desc));
     default:
       throw Error(ErrorCode::Unsupported, "DML_OPERATOR_DESC", "Type",
-                  concat("DML_OPERATOR_DESC: Type: operator type ", static_cast<int>(desc.Type),
+                  concat("DML_OPERATOR_DESC: Type: operator type ", rawBits(desc.Type),
                          " is not supported (vkdml implements JOIN, SLICE1, SCATTER_ND, DIAGONAL_MATRIX1, "
                          "CONVOLUTION_INTEGER)"));
   }
