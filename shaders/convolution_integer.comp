@@ -151,8 +151,8 @@ void main() {
   const INDEX_T fS0 = INDEX_T(p.filterStrides[0]), fS1 = INDEX_T(p.filterStrides[1]);
   const INDEX_T fS2 = INDEX_T(p.filterStrides[2]), fS3 = INDEX_T(p.filterStrides[3]);
   // The filter's K extent is contiguous when (c, ky, kx) flatten to offset k.
-  const bool filterKContiguous =
-      (p.kernelW == 1 || fS3 == 1) && (p.kernelH == 1 || fS2 == INDEX_T(KW)) && (p.groupChannels == 1 || fS1 == INDEX_T(KHW));
+  const bool filterKContiguous = (p.kernelW == 1 || fS3 == 1) && (p.kernelH == 1 || fS2 == INDEX_T(KW)) &&
+                                 (p.groupChannels == 1 || fS1 == INDEX_T(KHW));
 
   // Each invocation stages A row t % BM (WG is a multiple of BM) and
   // computes rows tm + i*WM, columns tn + j*WN: consecutive invocations
@@ -168,15 +168,18 @@ void main() {
     const uint m0 = mTile * BM, n0 = nTile * BN;
 
     // Where this invocation's A row starts in the input.
+    // (Bounds as `row < M - m0`: m0 + row may pass 2^32 in the last tile.)
     const uint m = m0 + aRow;
-    const bool mValid = m < M;
+    const bool mValid = aRow < M - m0;
     const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
     const COORD_T iy0 = COORD_T(oy) * COORD_T(p.strideY) - COORD_T(p.padY);
     const COORD_T ix0 = COORD_T(ox) * COORD_T(p.strideX) - COORD_T(p.padX);
     const INDEX_T aBase = INDEX_T(batch) * inS0 + INDEX_T(g * p.groupChannels) * inS1;
 
+    // Accumulators stay in registers: every loop that indexes them is
+    // unrolled ([[unroll]]), so every index is a constant.
     int acc[TM * TN];
-    for (uint i = 0; i < TM * TN; ++i) acc[i] = 0;
+    [[unroll]] for (uint i = 0; i < TM * TN; ++i) acc[i] = 0;
 
     for (uint kt = 0; kt < kTiles; ++kt) {
       const uint k0 = kt * BK;
@@ -214,7 +217,7 @@ void main() {
         const uint bRow = u / KQ, q = u % KQ;
         const uint n = n0 + bRow;
         uvec4 words = uvec4(0);
-        if (n < Ng && q * 16 < kLeft) {
+        if (bRow < Ng - n0 && q * 16 < kLeft) {
           const uint kStart = k0 + q * 16;
           const uint count = min(16u, kLeft - q * 16);
           const INDEX_T rowOffset = INDEX_T(g * Ng + n) * fS0;
@@ -261,23 +264,34 @@ void main() {
       // KQ of them only multiplies compile time (lavapipe's most of all).
       [[dont_unroll]] for (uint q = 0; q < KQ; ++q) {
         uvec4 a[TM];
-        for (uint i = 0; i < TM; ++i) a[i] = tileA[(tm + i * WM) * ROW4 + q];
+        [[unroll]] for (uint i = 0; i < TM; ++i) a[i] = tileA[(tm + i * WM) * ROW4 + q];
         for (uint w = 0; w < 4; ++w) {
           ivec4 b[TN];
-          for (uint j = 0; j < TN; ++j) b[j] = unpack(tileB[(tn + j * WN) * ROW4 + q][w], filterSigned);
-          for (uint i = 0; i < TM; ++i) {
+          [[unroll]] for (uint j = 0; j < TN; ++j) b[j] = unpack(tileB[(tn + j * WN) * ROW4 + q][w], filterSigned);
+          [[unroll]] for (uint i = 0; i < TM; ++i) {
             const ivec4 x = unpack(a[i][w], inputSigned);
-            for (uint j = 0; j < TN; ++j) acc[i * TN + j] += dot4(x, b[j]);
+            [[unroll]] for (uint j = 0; j < TN; ++j) acc[i * TN + j] += dot4(x, b[j]);
           }
         }
       }
       barrier();
     }
 
-    // Fold in the zero points and store.
-    for (uint j = 0; j < TN; ++j) {
+    // Fold in the zero points and store. Per row: where it goes and its sum.
+    bool rowValid[TM];
+    INDEX_T rowOffset[TM];
+    int rowSum[TM];
+    [[unroll]] for (uint i = 0; i < TM; ++i) {
+      const uint row = tm + i * WM, mo = m0 + row;
+      rowValid[i] = row < M - m0;
+      const uint oxo = mo % p.outputW, oyo = (mo / p.outputW) % p.outputH, bo = mo / p.outputW / p.outputH;
+      rowOffset[i] = INDEX_T(bo) * INDEX_T(p.outputStrides[0]) + INDEX_T(oyo) * INDEX_T(p.outputStrides[2]) +
+                     INDEX_T(oxo) * INDEX_T(p.outputStrides[3]);
+      rowSum[i] = hasFilterZeroPoint ? sums[row] : 0;
+    }
+    [[unroll]] for (uint j = 0; j < TN; ++j) {
       const uint bRow = tn + j * WN, n = n0 + bRow;
-      if (n >= Ng) continue;
+      if (bRow >= Ng - n0) continue;
       const uint oc = g * Ng + n;
       const int wz = hasFilterZeroPoint
                          ? byteOf(loadByte(filterZeroPointAddress + uint64_t(oc) * p.filterZeroPointStride), 0,
@@ -285,16 +299,10 @@ void main() {
                          : 0;
       const int columnSum = hasInputZeroPoint ? sums[BM + bRow] : 0;
       const int constantTerm = int(Kg) * xz * wz - xz * columnSum;
-      const INDEX_T ocOffset = INDEX_T(oc) * INDEX_T(p.outputStrides[1]);
-      for (uint i = 0; i < TM; ++i) {
-        const uint row = tm + i * WM, mo = m0 + row;
-        if (mo >= M) continue;
-        const uint oxo = mo % p.outputW, oyo = (mo / p.outputW) % p.outputH, bo = mo / p.outputW / p.outputH;
-        const int rowSum = hasFilterZeroPoint ? sums[row] : 0;
-        const INDEX_T offset = INDEX_T(bo) * INDEX_T(p.outputStrides[0]) + ocOffset +
-                               INDEX_T(oyo) * INDEX_T(p.outputStrides[2]) + INDEX_T(oxo) * INDEX_T(p.outputStrides[3]);
-        OutputRef(outputAddress + 4 * uint64_t(offset)).value = acc[i * TN + j] - wz * rowSum + constantTerm;
-      }
+      const uint64_t columnAddress = outputAddress + 4 * uint64_t(INDEX_T(oc) * INDEX_T(p.outputStrides[1]));
+      [[unroll]] for (uint i = 0; i < TM; ++i)
+        if (rowValid[i])
+          OutputRef(columnAddress + 4 * uint64_t(rowOffset[i])).value = acc[i * TN + j] - wz * rowSum[i] + constantTerm;
     }
   }
 }
