@@ -156,7 +156,10 @@ std::shared_ptr<OperatorPlan> createConvolutionInteger(const DML_CONVOLUTION_INT
   auto p = std::make_shared<ConvolutionIntegerPlan>();
   p->type = DML_OPERATOR_CONVOLUTION_INTEGER;
   p->name = kOp;
-  p->needsShaderInt8 = true;  // 8-bit loads and conversions (the portable path's contract)
+  // The portable kernel reads 8-bit storage (which every vkdml device has)
+  // and computes in 32 bits: its SPIR-V declares no Int8 capability, so it
+  // needs no shaderInt8. Variants with 8-bit arithmetic must set this.
+  p->needsShaderInt8 = false;
   p->input = *readTensor(kOp, "InputTensor", desc.InputTensor, TensorRole::Input, false);
   p->inputZeroPoint = readTensor(kOp, "InputZeroPointTensor", desc.InputZeroPointTensor, TensorRole::Input, true);
   p->filter = *readTensor(kOp, "FilterTensor", desc.FilterTensor, TensorRole::Input, false);

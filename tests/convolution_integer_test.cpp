@@ -425,6 +425,10 @@ TEST_CASE("convolution_integer: validation rules") {
   Tensor xz(U8, {1, 1, 1, 1}), wz(U8, {1, 6, 1, 1});
   Conv conv{{1, 1}, {1, 1}, {1, 1}, {1, 1}, 2};
   REQUIRE_FALSE(vkdml::validate(conv.make(input, &xz, filter, &wz, output)).has_value());
+  vkdml::Operator op = test::device().createOperator(conv.op);
+  CHECK(op.inputCount() == 4);  // Input, InputZeroPoint, Filter, FilterZeroPoint
+  CHECK(op.outputCount() == 1);
+  CHECK(std::string(op.name()) == "DML_CONVOLUTION_INTEGER");
 
   SUBCASE("required tensors are not null") {
     conv.make(input, &xz, filter, &wz, output);
