@@ -10,9 +10,6 @@ std::shared_ptr<OperatorPlan> createScatterNd(const DML_SCATTER_ND_OPERATOR_DESC
 std::shared_ptr<OperatorPlan> createDiagonalMatrix1(const DML_DIAGONAL_MATRIX1_OPERATOR_DESC&) {
   throwUnsupported("DML_DIAGONAL_MATRIX1", "Type", "not implemented yet");
 }
-std::shared_ptr<OperatorPlan> createConvolutionInteger(const DML_CONVOLUTION_INTEGER_OPERATOR_DESC&) {
-  throwUnsupported("DML_CONVOLUTION_INTEGER", "Type", "not implemented yet");
-}
 
 }  // namespace detail
 }  // namespace vkdml

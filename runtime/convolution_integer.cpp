@@ -1,0 +1,297 @@
+// DML_CONVOLUTION_INTEGER (OPERATORS.md, "DML_CONVOLUTION_INTEGER"): 8-bit
+// convolution with zero points into INT32, run as a tiled implicit GEMM by
+// shaders/convolution_integer.comp (M = N*OH*OW, N = OC/G, K = C/G*KH*KW).
+#include <algorithm>
+
+#include "internal.hpp"
+
+namespace vkdml {
+namespace detail {
+
+namespace {
+constexpr const char* kOp = "DML_CONVOLUTION_INTEGER";
+
+// Mirrors `ConvParams` in shaders/convolution_integer.comp (std430).
+struct ConvolutionIntegerParams {
+  uint64_t inputStrides[4];
+  uint64_t filterStrides[4];
+  uint64_t outputStrides[4];
+  uint64_t filterZeroPointStride;
+  uint32_t inputH, inputW;
+  uint32_t outputH, outputW;
+  uint32_t kernelH, kernelW;
+  uint32_t strideY, strideX;
+  uint32_t dilationY, dilationX;
+  uint32_t padY, padX;
+  uint32_t groupChannels;
+  uint32_t groupOutputChannels;
+  uint32_t groupK;
+  uint32_t M;
+  uint32_t mTiles, nTiles, tiles;
+  uint32_t flags;
+};
+static_assert(sizeof(ConvolutionIntegerParams) == 184, "std430 layout of ConvParams");
+constexpr uint32_t kHasInputZeroPoint = 1, kHasFilterZeroPoint = 2;
+
+// The shader's tile shape (its specialization constants).
+struct TileShape {
+  uint32_t bm, bn, bk, tm, tn;
+  uint32_t workgroup() const { return (bm / tm) * (bn / tn); }
+  // Words per shared row: BK/4 rounded so the row stride is 4 mod 8 words:
+  // 16-byte reads of consecutive rows then hit distinct banks.
+  uint32_t rowWords() const { return bk / 4 + ((bk / 4 + 4) % 8 == 4 ? 4 : 8); }
+  uint32_t sharedBytes() const { return (bm + bn) * rowWords() * 4 + (bm + bn) * 4; }
+};
+
+// Tiles for this problem on this device. Columns: the smallest power of two
+// covering Ng (depthwise convolutions have Ng = 1), at most 128. Rows: 256
+// invocations and up to 8x8 accumulators each, shrunk when M is small. Depth:
+// up to 128, as deep as K needs and shared memory allows (for 128x128 tiles,
+// BK = 64 within lavapipe's 32 KiB, 128 within an H200's 48 KiB).
+// Invariants the shader relies on: WG = (BM/TM)*(BN/TN) is a multiple of BM,
+// BK a multiple of 16.
+TileShape chooseTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& device) {
+  uint32_t bn = 1;
+  while (bn < Ng && bn < 128) bn *= 2;
+  struct Shape {
+    uint32_t bn, wn, tn, wm, tm;
+  };
+  static constexpr Shape kShapes[] = {{128, 16, 8, 16, 8}, {64, 16, 4, 16, 8}, {32, 8, 4, 32, 4}, {16, 8, 2, 32, 4},
+                                      {8, 8, 1, 32, 4},    {4, 4, 1, 64, 2},   {2, 2, 1, 128, 1}, {1, 1, 1, 256, 1}};
+  Shape s = *std::find_if(std::begin(kShapes), std::end(kShapes), [&](const Shape& x) { return x.bn == bn; });
+  while (s.wm * s.tm / 2 >= M && s.wm * s.tm > 1) {  // fewer rows (TM first) for few output pixels
+    if (s.tm > 1)
+      s.tm /= 2;
+    else
+      s.wm /= 2;
+  }
+  // The deepest BK that fits and pads K by at most 1/8 more than BK = 16
+  // would (a 7x7x3 stem has K = 147: BK = 32 runs 160, BK = 128 would run 256).
+  const uint32_t shared = device.maxComputeSharedMemorySize ? device.maxComputeSharedMemorySize : 16384;
+  auto padded = [&](uint32_t bk) { return (uint64_t(Kg) + bk - 1) / bk * bk; };
+  TileShape t{s.wm * s.tm, s.bn, 16, s.tm, s.tn};
+  for (uint32_t bk = 32; bk <= 128; bk *= 2) {
+    TileShape deeper = t;
+    deeper.bk = bk;
+    if (deeper.sharedBytes() <= shared && padded(bk) * 8 <= padded(16) * 9) t = deeper;
+  }
+  // Vulkan guarantees 16 KiB of shared memory; the largest tiles at BK = 16 take 13 KiB.
+  return t;
+}
+
+struct ConvolutionIntegerPlan : OperatorPlan {
+  TensorInfo input, filter, output;
+  std::optional<TensorInfo> inputZeroPoint, filterZeroPoint;
+  uint32_t spatialDims = 2;
+  uint32_t strides[2] = {1, 1}, dilations[2] = {1, 1}, startPadding[2] = {0, 0};
+  uint32_t groups = 1;
+  bool index64 = false;
+
+  std::vector<Dispatch> plan(const DeviceInfo& device) const override {
+    // Normalized to 4-D: a 3-D tensor {N, C, W} is {N, C, 1, W}.
+    auto dims4 = [&](const TensorInfo& t, std::array<uint32_t, 4>& sizes, uint64_t* strides4) {
+      const uint32_t r = t.rank;
+      sizes = {t.sizes[0], t.sizes[1], r == 4 ? t.sizes[2] : 1, t.sizes[r - 1]};
+      strides4[0] = t.strides[0];
+      strides4[1] = t.strides[1];
+      strides4[2] = r == 4 ? t.strides[2] : 0;
+      strides4[3] = t.strides[r - 1];
+    };
+    ConvolutionIntegerParams p{};
+    std::array<uint32_t, 4> in{}, f{}, out{};
+    dims4(input, in, p.inputStrides);
+    dims4(filter, f, p.filterStrides);
+    dims4(output, out, p.outputStrides);
+    const uint32_t y = spatialDims == 2 ? 0 : 1;  // index of the H parameters, if any
+    const uint32_t x = spatialDims - 1;
+    p.inputH = in[2];
+    p.inputW = in[3];
+    p.outputH = out[2];
+    p.outputW = out[3];
+    p.kernelH = f[2];
+    p.kernelW = f[3];
+    p.strideY = spatialDims == 2 ? strides[y] : 1;
+    p.dilationY = spatialDims == 2 ? dilations[y] : 1;
+    p.padY = spatialDims == 2 ? startPadding[y] : 0;
+    p.strideX = strides[x];
+    p.dilationX = dilations[x];
+    p.padX = startPadding[x];
+    p.groupChannels = f[1];
+    p.groupOutputChannels = out[1] / groups;
+    p.groupK = f[1] * f[2] * f[3];  // at most the filter's element count
+    p.M = out[0] * out[2] * out[3];
+    if (inputZeroPoint) p.flags |= kHasInputZeroPoint;
+    if (filterZeroPoint) {
+      p.flags |= kHasFilterZeroPoint;
+      // Per output channel: step along dimension 1; per tensor: one element.
+      p.filterZeroPointStride = filterZeroPoint->sizes[1] > 1 ? filterZeroPoint->strides[1] : 0;
+    }
+
+    const TileShape t = chooseTiles(p.M, p.groupOutputChannels, p.groupK, device);
+    p.mTiles = (p.M + t.bm - 1) / t.bm;
+    p.nTiles = (p.groupOutputChannels + t.bn - 1) / t.bn;
+    p.tiles = p.mTiles * p.nTiles * groups;  // <= output elements / (BM*BN) * ... < 2^32
+
+    Dispatch d;
+    auto typeName = [](DML_TENSOR_DATA_TYPE dataType) { return dataType == DML_TENSOR_DATA_TYPE_INT8 ? "i8" : "u8"; };
+    d.kernel = concat("convolution_integer_x", typeName(input.dataType), "_w", typeName(filter.dataType),
+                      index64 ? "_i64" : "_i32");
+    d.specialization = {t.workgroup(), t.bm, t.bn, t.bk, t.tm, t.tn, t.rowWords()};
+    d.params = bytesOf(p);
+    d.groups = {gridGroups(p.tiles, 1, device), 1, 1};  // the shader loops over any further tiles
+    return {d};
+  }
+};
+
+// Names of the spatial quantities in error messages, by spatial dimension.
+struct SpatialNames {
+  const char *in, *kernel, *stride, *dilation, *pad0, *pad1;
+};
+constexpr SpatialNames kNames2[2] = {{"H", "KH", "Sy", "Dy", "Py0", "Py1"}, {"W", "KW", "Sx", "Dx", "Px0", "Px1"}};
+constexpr SpatialNames kNames1 = {"W", "KW", "Sx", "Dx", "Px0", "Px1"};
+
+}  // namespace
+
+std::shared_ptr<OperatorPlan> createConvolutionInteger(const DML_CONVOLUTION_INTEGER_OPERATOR_DESC& desc) {
+  auto p = std::make_shared<ConvolutionIntegerPlan>();
+  p->type = DML_OPERATOR_CONVOLUTION_INTEGER;
+  p->name = kOp;
+  // The portable kernel reads 8-bit storage (which every vkdml device has)
+  // and computes in 32 bits: its SPIR-V declares no Int8 capability, so it
+  // needs no shaderInt8. Variants with 8-bit arithmetic must set this.
+  p->needsShaderInt8 = false;
+  p->input = *readTensor(kOp, "InputTensor", desc.InputTensor, TensorRole::Input, false);
+  p->inputZeroPoint = readTensor(kOp, "InputZeroPointTensor", desc.InputZeroPointTensor, TensorRole::Input, true);
+  p->filter = *readTensor(kOp, "FilterTensor", desc.FilterTensor, TensorRole::Input, false);
+  p->filterZeroPoint = readTensor(kOp, "FilterZeroPointTensor", desc.FilterZeroPointTensor, TensorRole::Input, true);
+  p->output = *readTensor(kOp, "OutputTensor", desc.OutputTensor, TensorRole::Output, false);
+  const TensorInfo& in = p->input;
+  const TensorInfo& filter = p->filter;
+  const TensorInfo& out = p->output;
+
+  // Ranks: {N, C, [H], W}, the filter and output alike; DimensionCount spatial.
+  requireRank(kOp, "InputTensor", in, 3, 4);
+  const uint32_t rank = in.rank;
+  if (filter.rank != rank)
+    throwInvalid(kOp, "FilterTensor.DimensionCount",
+                 concat("must equal InputTensor.DimensionCount ", rank, ", not ", filter.rank));
+  if (out.rank != rank)
+    throwInvalid(kOp, "OutputTensor.DimensionCount",
+                 concat("must equal InputTensor.DimensionCount ", rank, ", not ", out.rank));
+  const uint32_t spatial = rank - 2;
+  if (desc.DimensionCount != spatial)
+    throwInvalid(kOp, "DimensionCount",
+                 concat("must be InputTensor.DimensionCount - 2 = ", spatial, " (the spatial dimensions), not ",
+                        desc.DimensionCount));
+  p->spatialDims = spatial;
+
+  // Types.
+  requireType(kOp, "InputTensor", in, {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT8});
+  requireType(kOp, "FilterTensor", filter, {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT8});
+  if (p->inputZeroPoint) requireSameType(kOp, "InputZeroPointTensor", *p->inputZeroPoint, "InputTensor", in);
+  if (p->filterZeroPoint) requireSameType(kOp, "FilterZeroPointTensor", *p->filterZeroPoint, "FilterTensor", filter);
+  requireType(kOp, "OutputTensor", out, {DML_TENSOR_DATA_TYPE_INT32});
+
+  // Parameter arrays.
+  const std::pair<const char*, const UINT*> arrays[] = {{"Strides", desc.Strides},
+                                                        {"Dilations", desc.Dilations},
+                                                        {"StartPadding", desc.StartPadding},
+                                                        {"EndPadding", desc.EndPadding}};
+  for (const auto& [name, values] : arrays)
+    if (!values) throwInvalid(kOp, name, "is null");
+  for (uint32_t i = 0; i < spatial; ++i) {
+    if (desc.Strides[i] < 1) throwInvalid(kOp, concat("Strides[", i, "]"), "must be >= 1, not 0");
+    if (desc.Dilations[i] < 1) throwInvalid(kOp, concat("Dilations[", i, "]"), "must be >= 1, not 0");
+  }
+
+  // Channels and groups.
+  const uint32_t channels = in.sizes[1], outChannels = filter.sizes[0], groups = desc.GroupCount;
+  if (groups < 1) throwInvalid(kOp, "GroupCount", "must be >= 1, not 0");
+  if (channels % groups)
+    throwInvalid(kOp, "GroupCount",
+                 concat("must divide the input channel count InputTensor.Sizes[1] = ", channels, ", not ", groups));
+  if (outChannels % groups)
+    throwInvalid(
+        kOp, "GroupCount",
+        concat("must divide the output channel count FilterTensor.Sizes[0] = ", outChannels, ", not ", groups));
+  if (filter.sizes[1] != channels / groups)
+    throwInvalid(kOp, "FilterTensor.Sizes[1]",
+                 concat("must be InputTensor.Sizes[1] / GroupCount = ", channels, " / ", groups, " = ",
+                        channels / groups, ", not ", filter.sizes[1]));
+  p->groups = groups;
+
+  // Zero points: the input's per tensor; the filter's per tensor or per
+  // output channel {1, OC, 1[, 1]}. Same DimensionCount as the input.
+  if (p->inputZeroPoint) {
+    const TensorInfo& z = *p->inputZeroPoint;
+    if (z.rank != rank)
+      throwInvalid(kOp, "InputZeroPointTensor.DimensionCount",
+                   concat("must equal InputTensor.DimensionCount ", rank, ", not ", z.rank));
+    for (uint32_t i = 0; i < rank; ++i)
+      if (z.sizes[i] != 1)
+        throwInvalid(kOp, concat("InputZeroPointTensor.Sizes[", i, "]"),
+                     concat("must be 1 (one zero point per tensor; Sizes ", z.shape(), ")"));
+  }
+  if (p->filterZeroPoint) {
+    const TensorInfo& z = *p->filterZeroPoint;
+    if (z.rank != rank)
+      throwInvalid(kOp, "FilterZeroPointTensor.DimensionCount",
+                   concat("must equal InputTensor.DimensionCount ", rank, ", not ", z.rank));
+    for (uint32_t i = 0; i < rank; ++i) {
+      if (i == 1 && (z.sizes[1] == 1 || z.sizes[1] == outChannels)) continue;
+      if (i != 1 && z.sizes[i] == 1) continue;
+      throwInvalid(kOp, concat("FilterZeroPointTensor.Sizes[", i, "]"),
+                   concat("must be ", i == 1 ? concat("1 or the output channel count ", outChannels) : "1",
+                          " (sizes all 1 per tensor, {1,OC,1...} per output channel; Sizes ", z.shape(), ")"));
+    }
+  }
+
+  // Output shape: {N, OC, OH, OW}.
+  if (out.sizes[0] != in.sizes[0])
+    throwInvalid(kOp, "OutputTensor.Sizes[0]",
+                 concat("must equal InputTensor.Sizes[0] (the batch) = ", in.sizes[0], ", not ", out.sizes[0]));
+  if (out.sizes[1] != outChannels)
+    throwInvalid(
+        kOp, "OutputTensor.Sizes[1]",
+        concat("must equal FilterTensor.Sizes[0] (the output channels) = ", outChannels, ", not ", out.sizes[1]));
+  bool fits32 = true;
+  for (uint32_t i = 0; i < spatial; ++i) {
+    const SpatialNames& n = spatial == 2 ? kNames2[i] : kNames1;
+    const uint32_t d = 2 + i;
+    const uint64_t size = in.sizes[d], kernel = filter.sizes[d];
+    const uint64_t stride = desc.Strides[i], dilation = desc.Dilations[i];
+    const uint64_t pad0 = desc.StartPadding[i], pad1 = desc.EndPadding[i];
+    const uint64_t padded = size + pad0 + pad1;
+    const uint64_t extent = (kernel - 1) * dilation + 1;
+    if (extent > padded)
+      throwInvalid(kOp, concat("FilterTensor.Sizes[", d, "]"),
+                   concat("the dilated kernel (", n.kernel, "-1)*", n.dilation, " + 1 = (", kernel, "-1)*", dilation,
+                          " + 1 = ", extent, " is larger than the padded input ", n.in, " + ", n.pad0, " + ", n.pad1,
+                          " = ", size, " + ", pad0, " + ", pad1, " = ", padded, ", so the output would be empty"));
+    const uint64_t expected = (padded - extent) / stride + 1;
+    if (out.sizes[d] != expected)
+      throwInvalid(kOp, concat("OutputTensor.Sizes[", d, "]"),
+                   concat("must be ", expected, " = (", n.in, " + ", n.pad0, " + ", n.pad1, " - ((", n.kernel, "-1)*",
+                          n.dilation, " + 1)) / ", n.stride, " + 1 = (", size, " + ", pad0, " + ", pad1, " - ((",
+                          kernel, "-1)*", dilation, " + 1)) / ", stride, " + 1, not ", out.sizes[d]));
+    // Spatial coordinates lie in [-pad0, size + pad1): 32-bit when that fits.
+    if (padded >= (uint64_t(1) << 31)) fits32 = false;
+    p->strides[i] = desc.Strides[i];
+    p->dilations[i] = desc.Dilations[i];
+    p->startPadding[i] = desc.StartPadding[i];
+  }
+  // Element offsets in 32 bits when every footprint fits.
+  for (const TensorInfo* t : {&in, &filter, &out})
+    if (t->footprintElements > (uint64_t(1) << 32)) fits32 = false;
+  p->index64 = !fits32;
+
+  p->inputs = {{"InputTensor", in},
+               {"InputZeroPointTensor", p->inputZeroPoint},
+               {"FilterTensor", filter},
+               {"FilterZeroPointTensor", p->filterZeroPoint}};
+  p->outputs = {{"OutputTensor", out}};
+  return p;
+}
+
+}  // namespace detail
+}  // namespace vkdml

@@ -1,0 +1,568 @@
+// DML_CONVOLUTION_INTEGER: the ONNX ConvInteger cases, shapes that reach
+// every tile edge against a plain reference (filters 1x1 to 7x1, strides,
+// dilations, asymmetric padding, groups up to depthwise, all four signedness
+// combinations, zero points absent, per tensor and per channel, 3-D tensors,
+// strided descriptors), extreme values, int32 wrap-around, and every
+// validation rule.
+#include "json.hpp"
+#include "support.hpp"
+
+using test::Tensor;
+
+namespace {
+
+constexpr auto U8 = DML_TENSOR_DATA_TYPE_UINT8;
+constexpr auto I8 = DML_TENSOR_DATA_TYPE_INT8;
+constexpr auto I32 = DML_TENSOR_DATA_TYPE_INT32;
+
+enum class ZeroPoint { None, PerTensor, PerChannel };
+
+// The descriptor's parameters and its (optional) zero-point tensors.
+struct Conv {
+  std::vector<uint32_t> strides, dilations, startPadding, endPadding;
+  uint32_t groups = 1;
+  DML_CONVOLUTION_INTEGER_OPERATOR_DESC desc{};
+  DML_OPERATOR_DESC op{};
+
+  uint32_t spatial() const { return static_cast<uint32_t>(strides.size()); }
+  const DML_OPERATOR_DESC& make(Tensor& input, Tensor* inputZeroPoint, Tensor& filter, Tensor* filterZeroPoint,
+                                Tensor& output) {
+    desc = {input.desc(),
+            inputZeroPoint ? inputZeroPoint->desc() : nullptr,
+            filter.desc(),
+            filterZeroPoint ? filterZeroPoint->desc() : nullptr,
+            output.desc(),
+            spatial(),
+            strides.data(),
+            dilations.data(),
+            startPadding.data(),
+            endPadding.data(),
+            groups};
+    op = {DML_OPERATOR_CONVOLUTION_INTEGER, &desc};
+    return op;
+  }
+  // The output's spatial sizes: (size + pads - ((k-1)*d + 1)) / s + 1.
+  std::vector<uint32_t> outputSizes(const std::vector<uint32_t>& in, const std::vector<uint32_t>& filter) const {
+    std::vector<uint32_t> out = {in[0], filter[0]};
+    for (uint32_t i = 0; i < spatial(); ++i) {
+      uint32_t extent = (filter[2 + i] - 1) * dilations[i] + 1;
+      out.push_back((in[2 + i] + startPadding[i] + endPadding[i] - extent) / strides[i] + 1);
+    }
+    return out;
+  }
+};
+
+// Every element of a UINT8/INT8 tensor as its integer value, in logical order.
+std::vector<int32_t> valuesOf(const Tensor& t) {
+  std::vector<int32_t> v(t.elementCount());
+  for (uint64_t i = 0; i < v.size(); ++i) {
+    uint64_t bits = t.get(i);
+    v[i] = t.type == I8 ? static_cast<int8_t>(bits) : static_cast<int32_t>(bits);
+  }
+  return v;
+}
+
+// The reference: a direct loop over the definition, accumulated in uint32
+// (exact modulo 2^32). Tensors are normalized to 4-D ({N,C,W} -> {N,C,1,W}).
+Tensor reference(const Conv& conv, const Tensor& input, const Tensor* inputZeroPoint, const Tensor& filter,
+                 const Tensor* filterZeroPoint, const std::vector<uint32_t>& outSizes) {
+  auto to4 = [](const std::vector<uint32_t>& s) {
+    return s.size() == 4 ? s : std::vector<uint32_t>{s[0], s[1], 1, s[2]};
+  };
+  const std::vector<uint32_t> in = to4(input.sizes), f = to4(filter.sizes), out = to4(outSizes);
+  const bool two = conv.spatial() == 2;
+  const uint32_t sy = two ? conv.strides[0] : 1, sx = conv.strides.back();
+  const uint32_t dy = two ? conv.dilations[0] : 1, dx = conv.dilations.back();
+  const int64_t py = two ? conv.startPadding[0] : 0, px = conv.startPadding.back();
+  const std::vector<int32_t> x = valuesOf(input), w = valuesOf(filter);
+  const int32_t xz = inputZeroPoint ? valuesOf(*inputZeroPoint)[0] : 0;
+  const std::vector<int32_t> wz = filterZeroPoint ? valuesOf(*filterZeroPoint) : std::vector<int32_t>{0};
+  const uint32_t cg = f[1], ng = out[1] / conv.groups;
+  Tensor expected(I32, outSizes);
+  std::vector<uint32_t> result(expected.elementCount());
+  uint64_t o = 0;
+  for (uint32_t n = 0; n < out[0]; ++n)
+    for (uint32_t oc = 0; oc < out[1]; ++oc) {
+      const uint32_t g = oc / ng;
+      const int32_t z = wz[wz.size() == 1 ? 0 : oc];
+      for (uint32_t oy = 0; oy < out[2]; ++oy)
+        for (uint32_t ox = 0; ox < out[3]; ++ox) {
+          uint32_t sum = 0;
+          for (uint32_t c = 0; c < cg; ++c)
+            for (uint32_t ky = 0; ky < f[2]; ++ky)
+              for (uint32_t kx = 0; kx < f[3]; ++kx) {
+                int64_t iy = int64_t(oy) * sy + int64_t(ky) * dy - py;
+                int64_t ix = int64_t(ox) * sx + int64_t(kx) * dx - px;
+                int32_t value = xz;  // padding holds the input zero point
+                if (iy >= 0 && iy < in[2] && ix >= 0 && ix < in[3])
+                  value = x[((uint64_t(n) * in[1] + g * cg + c) * in[2] + uint64_t(iy)) * in[3] + uint64_t(ix)];
+                int32_t weight = w[((uint64_t(oc) * cg + c) * f[2] + ky) * f[3] + kx];
+                sum += static_cast<uint32_t>((value - xz) * (weight - z));
+              }
+          result[o++] = sum;
+        }
+    }
+  for (uint64_t i = 0; i < result.size(); ++i) expected.set(i, result[i]);
+  return expected;
+}
+
+// One randomized case: shapes, types, zero points and layouts.
+struct Case {
+  std::vector<uint32_t> input, filter;  // sizes; rank 3 or 4
+  std::vector<uint32_t> strides, dilations, startPadding, endPadding;
+  uint32_t groups = 1;
+  DML_TENSOR_DATA_TYPE inputType = U8, filterType = U8;
+  ZeroPoint inputZeroPoint = ZeroPoint::None, filterZeroPoint = ZeroPoint::None;
+  bool strided = false;
+};
+
+std::string describe(const Case& c) {
+  auto l = [](const std::vector<uint32_t>& v) {
+    std::string s = "{";
+    for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    return s + "}";
+  };
+  return "input " + l(c.input) + " " + test::typeName(c.inputType) + ", filter " + l(c.filter) + " " +
+         test::typeName(c.filterType) + ", strides " + l(c.strides) + ", dilations " + l(c.dilations) + ", pads " +
+         l(c.startPadding) + l(c.endPadding) + ", groups " + std::to_string(c.groups) + ", zero points " +
+         std::to_string(int(c.inputZeroPoint)) + "/" + std::to_string(int(c.filterZeroPoint)) +
+         (c.strided ? ", strided" : "");
+}
+
+std::vector<uint32_t> ones(size_t rank) {
+  return std::vector<uint32_t>(rank, 1);
+}
+
+// Runs a case with random data against the reference.
+void runCase(const Case& c, std::mt19937_64& rng) {
+  INFO(describe(c));
+  Conv conv{c.strides, c.dilations, c.startPadding, c.endPadding, c.groups};
+  const size_t rank = c.input.size();
+  const std::vector<uint32_t> outSizes = conv.outputSizes(c.input, c.filter);
+  auto layout = [&](const std::vector<uint32_t>& sizes, bool input) {
+    return c.strided ? test::randomStrides(rng, sizes, input) : std::vector<uint32_t>{};
+  };
+  Tensor input(c.inputType, c.input, layout(c.input, true));
+  Tensor filter(c.filterType, c.filter, layout(c.filter, true));
+  Tensor output(I32, outSizes, layout(outSizes, false));
+  std::vector<uint32_t> perChannel = ones(rank);
+  perChannel[1] = c.filter[0];
+  Tensor inputZeroPoint(c.inputType, ones(rank), layout(ones(rank), true));
+  Tensor filterZeroPoint(c.filterType, c.filterZeroPoint == ZeroPoint::PerChannel ? perChannel : ones(rank),
+                         layout(c.filterZeroPoint == ZeroPoint::PerChannel ? perChannel : ones(rank), true));
+  for (Tensor* t : {&input, &filter, &output, &inputZeroPoint, &filterZeroPoint}) t->randomize(rng);
+  Tensor* xz = c.inputZeroPoint == ZeroPoint::None ? nullptr : &inputZeroPoint;
+  Tensor* wz = c.filterZeroPoint == ZeroPoint::None ? nullptr : &filterZeroPoint;
+  test::run(conv.make(input, xz, filter, wz, output), {&input, xz, &filter, wz}, {&output});
+  test::expectSameElements(output, reference(conv, input, xz, filter, wz, outSizes));
+}
+
+// A 2-D case with square parameters.
+Case case2d(std::vector<uint32_t> input, std::vector<uint32_t> filter, uint32_t stride, uint32_t dilation,
+            uint32_t pad0, uint32_t pad1, uint32_t groups) {
+  Case c;
+  c.input = std::move(input);
+  c.filter = std::move(filter);
+  c.strides = {stride, stride};
+  c.dilations = {dilation, dilation};
+  c.startPadding = {pad0, pad0};
+  c.endPadding = {pad1, pad1};
+  c.groups = groups;
+  return c;
+}
+
+// Cycles the four signedness combinations and the zero-point modes over a
+// list of shapes so that each shape meets several of them.
+void runVariants(std::vector<Case> cases, std::mt19937_64& rng, bool strided = false) {
+  const DML_TENSOR_DATA_TYPE types[4][2] = {{U8, U8}, {U8, I8}, {I8, U8}, {I8, I8}};
+  const ZeroPoint modes[5][2] = {{ZeroPoint::None, ZeroPoint::None},
+                                 {ZeroPoint::PerTensor, ZeroPoint::PerTensor},
+                                 {ZeroPoint::PerTensor, ZeroPoint::PerChannel},
+                                 {ZeroPoint::None, ZeroPoint::PerChannel},
+                                 {ZeroPoint::PerTensor, ZeroPoint::None}};
+  size_t i = 0;
+  for (Case& c : cases) {
+    for (int v = 0; v < 2; ++v, ++i) {
+      c.inputType = types[i % 4][0];
+      c.filterType = types[i % 4][1];
+      c.inputZeroPoint = modes[i % 5][0];
+      c.filterZeroPoint = modes[i % 5][1];
+      c.strided = strided;
+      runCase(c, rng);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("convolution_integer: ONNX conformance cases") {
+  auto cases = test::conformanceCases("CONVOLUTION_INTEGER");
+  if (test::conformanceDir().empty()) {
+    MESSAGE("skipped: ../shared/conformance/onnx is absent (set VKDML_CONFORMANCE_DIR)");
+    return;
+  }
+  REQUIRE(cases.size() >= 2);
+  for (const auto& path : cases) {
+    CAPTURE(path);
+    test::Json c = test::Json::parseFile(path);
+    const test::Json& params = c["params"];
+    const test::Json& inputs = c["inputs"];
+    auto uints = [](const test::Json& a) {
+      std::vector<uint32_t> v;
+      for (const auto& x : a.items) v.push_back(static_cast<uint32_t>(x.asUint()));
+      return v;
+    };
+    Conv conv{uints(params["Strides"]), uints(params["Dilations"]), uints(params["StartPadding"]),
+              uints(params["EndPadding"]), static_cast<uint32_t>(params["GroupCount"].asUint())};
+    REQUIRE(params["DimensionCount"].asUint() == conv.spatial());
+    Tensor input = test::tensorFromJson(inputs["InputTensor"]);
+    Tensor filter = test::tensorFromJson(inputs["FilterTensor"]);
+    std::optional<Tensor> xz, wz;
+    if (inputs.has("InputZeroPointTensor")) xz = test::tensorFromJson(inputs["InputZeroPointTensor"]);
+    if (inputs.has("FilterZeroPointTensor")) wz = test::tensorFromJson(inputs["FilterZeroPointTensor"]);
+    Tensor expected = test::tensorFromJson(c["output"]);
+    Tensor output(expected.type, expected.sizes);
+    Tensor* xzp = xz ? &*xz : nullptr;
+    Tensor* wzp = wz ? &*wz : nullptr;
+    test::run(conv.make(input, xzp, filter, wzp, output), {&input, xzp, &filter, wzp}, {&output});
+    test::expectSameElements(output, expected);
+    // The reference agrees with the conformance data.
+    test::expectSameElements(reference(conv, input, xzp, filter, wzp, expected.sizes), expected);
+  }
+}
+
+TEST_CASE("convolution_integer: 1x1 and 3x3 filters") {
+  std::mt19937_64 rng(119);
+  runVariants({case2d({2, 24, 5, 7}, {10, 24, 1, 1}, 1, 1, 0, 0, 1),  // 1x1: a plain GEMM
+               case2d({1, 8, 9, 11}, {33, 8, 3, 3}, 1, 1, 1, 1, 1),   // 3x3 same, Ng just above 32
+               case2d({1, 7, 1, 1}, {2, 7, 1, 1}, 1, 1, 0, 0, 1),     // one output pixel
+               case2d({1, 3, 3, 3}, {1, 3, 3, 3}, 1, 1, 4, 4, 1)},    // mostly padding
+              rng);
+}
+
+TEST_CASE("convolution_integer: the widest tiles (128 x 128, 8 x 8 per invocation)") {
+  std::mt19937_64 rng(117);
+  runVariants({case2d({3, 2, 9, 9}, {130, 2, 3, 3}, 1, 1, 1, 1, 1),       // Ng > 128: two column tiles; M = 243
+               case2d({1, 16, 12, 11}, {100, 16, 3, 3}, 1, 1, 1, 1, 1)},  // several deep K steps
+              rng);
+}
+
+TEST_CASE("convolution_integer: 5x5 and 7x1 filters, strides, dilations, asymmetric padding") {
+  std::mt19937_64 rng(118);
+  Case tall = case2d({2, 6, 15, 8}, {5, 6, 7, 1}, 1, 1, 0, 0, 1);  // 7x1, separate y/x parameters
+  tall.strides = {1, 3};
+  tall.dilations = {2, 1};
+  tall.startPadding = {3, 0};
+  tall.endPadding = {2, 1};
+  runVariants({case2d({1, 5, 13, 10}, {6, 5, 5, 5}, 2, 1, 2, 1, 1),  // 5x5 stride 2, asymmetric pads
+               case2d({2, 3, 17, 9}, {4, 3, 5, 5}, 3, 2, 0, 3, 1),   // stride 3, dilation 2
+               case2d({1, 4, 19, 19}, {3, 4, 3, 3}, 2, 3, 3, 0, 1),  // dilation 3, start padding only
+               tall},
+              rng);
+}
+
+TEST_CASE("convolution_integer: groups, depthwise, batches up to 4") {
+  std::mt19937_64 rng(120);
+  runVariants({case2d({2, 6, 7, 7}, {10, 3, 3, 3}, 1, 1, 1, 1, 2),    // 2 groups
+               case2d({1, 16, 8, 8}, {16, 1, 3, 3}, 1, 1, 1, 1, 16),  // depthwise
+               case2d({4, 12, 6, 5}, {24, 1, 3, 3}, 2, 1, 1, 1, 12),  // depthwise, multiplier 2, N = 4
+               case2d({3, 12, 5, 5}, {9, 4, 1, 1}, 1, 1, 0, 0, 3),    // 3 groups of 1x1
+               case2d({4, 4, 4, 3}, {8, 2, 5, 5}, 1, 2, 4, 4, 2)},    // dilated, padded, grouped
+              rng);
+}
+
+TEST_CASE("convolution_integer: K over many tiles, C up to 512") {
+  std::mt19937_64 rng(121);
+  runVariants({case2d({1, 512, 2, 3}, {5, 512, 3, 3}, 1, 1, 1, 1, 1),     // Kg = 4608
+               case2d({2, 300, 2, 2}, {17, 300, 1, 1}, 1, 1, 0, 0, 1),    // Kg = 300: a partial 16-chunk
+               case2d({1, 512, 3, 1}, {4, 256, 7, 1}, 1, 1, 3, 3, 2),     // 7x1, 2 groups of 256
+               case2d({1, 512, 2, 2}, {512, 1, 3, 3}, 1, 1, 1, 1, 512)},  // depthwise, 512 groups
+              rng);
+}
+
+TEST_CASE("convolution_integer: 3-D tensors (one spatial dimension)") {
+  std::mt19937_64 rng(122);
+  auto case1d = [](std::vector<uint32_t> input, std::vector<uint32_t> filter, uint32_t s, uint32_t d, uint32_t p0,
+                   uint32_t p1, uint32_t g) {
+    Case c;
+    c.input = std::move(input);
+    c.filter = std::move(filter);
+    c.strides = {s};
+    c.dilations = {d};
+    c.startPadding = {p0};
+    c.endPadding = {p1};
+    c.groups = g;
+    return c;
+  };
+  std::vector<Case> cases = {case1d({2, 12, 31}, {7, 12, 5}, 2, 2, 3, 1, 1),
+                             case1d({1, 8, 40}, {8, 1, 3}, 1, 1, 1, 1, 8), case1d({3, 6, 9}, {4, 3, 1}, 3, 1, 0, 2, 2),
+                             case1d({1, 100, 6}, {70, 100, 7}, 1, 3, 9, 9, 1)};
+  runVariants(cases, rng);
+  runVariants(cases, rng, true);
+}
+
+TEST_CASE("convolution_integer: strided descriptors, broadcast inputs and strided outputs") {
+  std::mt19937_64 rng(123);
+  runVariants({case2d({2, 6, 7, 9}, {10, 3, 3, 3}, 1, 1, 1, 1, 2), case2d({1, 40, 5, 4}, {20, 40, 1, 1}, 1, 1, 0, 0, 1),
+               case2d({3, 4, 8, 8}, {4, 1, 5, 5}, 2, 1, 2, 2, 4), case2d({1, 70, 3, 3}, {9, 70, 3, 3}, 1, 1, 1, 0, 1)},
+              rng, true);
+}
+
+TEST_CASE("convolution_integer: random shapes") {
+  std::mt19937_64 rng(124);
+  for (int trial = 0; trial < 12; ++trial) {
+    CAPTURE(trial);
+    Case c;
+    const uint32_t spatial = test::uniform(rng, 1, 4) == 1 ? 1 : 2;
+    const uint32_t groups = std::vector<uint32_t>{1, 1, 2, 3}[test::uniform(rng, 0, 3)];
+    const uint32_t cg = test::uniform(rng, 1, 9), ng = test::uniform(rng, 1, 20);
+    c.input = {test::uniform(rng, 1, 3), cg * groups};
+    c.filter = {ng * groups, cg};
+    for (uint32_t i = 0; i < spatial; ++i) {
+      uint32_t k = std::vector<uint32_t>{1, 3, 5, 7, 2}[test::uniform(rng, 0, 4)];
+      c.strides.push_back(test::uniform(rng, 1, 3));
+      c.dilations.push_back(test::uniform(rng, 1, 3));
+      c.startPadding.push_back(test::uniform(rng, 0, 3));
+      c.endPadding.push_back(test::uniform(rng, 0, 3));
+      uint32_t extent = (k - 1) * c.dilations.back() + 1;
+      uint32_t minimum = extent > c.startPadding.back() + c.endPadding.back()
+                             ? extent - c.startPadding.back() - c.endPadding.back()
+                             : 1;
+      c.input.push_back(test::uniform(rng, std::max(minimum, 1u), minimum + 12));
+      c.filter.push_back(k);
+    }
+    c.groups = groups;
+    c.inputType = test::uniform(rng, 0, 1) ? I8 : U8;
+    c.filterType = test::uniform(rng, 0, 1) ? I8 : U8;
+    c.inputZeroPoint = static_cast<ZeroPoint>(test::uniform(rng, 0, 1));
+    c.filterZeroPoint = static_cast<ZeroPoint>(test::uniform(rng, 0, 2));
+    c.strided = test::uniform(rng, 0, 2) == 0;
+    runCase(c, rng);
+  }
+}
+
+TEST_CASE("convolution_integer: extreme values and zero points at the ends of their range") {
+  // Every input and filter element at one end of its type, zero points at
+  // the other: each product is +-65025, the largest magnitude there is.
+  struct Extreme {
+    DML_TENSOR_DATA_TYPE xType;
+    int32_t x, xz;
+    DML_TENSOR_DATA_TYPE wType;
+    int32_t w, wz;
+  };
+  const Extreme extremes[] = {{U8, 255, 0, U8, 255, 0},       {U8, 0, 255, U8, 255, 0},
+                              {I8, -128, 127, I8, -128, 127}, {I8, 127, -128, I8, -128, 127},
+                              {U8, 255, 0, I8, -128, 127},    {I8, -128, 127, U8, 0, 255},
+                              {U8, 255, 255, I8, 127, -128}};
+  for (const Extreme& e : extremes) {
+    CAPTURE(std::string(test::typeName(e.xType)));
+    CAPTURE(e.x);
+    CAPTURE(e.xz);
+    CAPTURE(std::string(test::typeName(e.wType)));
+    CAPTURE(e.w);
+    CAPTURE(e.wz);
+    Conv conv{{1, 1}, {1, 1}, {1, 2}, {2, 1}, 1};
+    Tensor input(e.xType, {2, 70, 4, 5}), filter(e.wType, {3, 70, 3, 3});
+    for (uint64_t i = 0; i < input.elementCount(); ++i) input.set(i, test::bitsOfInteger(e.xType, e.x));
+    for (uint64_t i = 0; i < filter.elementCount(); ++i) filter.set(i, test::bitsOfInteger(e.wType, e.w));
+    Tensor xz(e.xType, {1, 1, 1, 1}), wz(e.wType, {1, 3, 1, 1});
+    xz.set(0, test::bitsOfInteger(e.xType, e.xz));
+    for (uint64_t i = 0; i < 3; ++i) wz.set(i, test::bitsOfInteger(e.wType, e.wz));
+    Tensor output(I32, conv.outputSizes(input.sizes, filter.sizes));
+    test::run(conv.make(input, &xz, filter, &wz, output), {&input, &xz, &filter, &wz}, {&output});
+    Tensor expected = reference(conv, input, &xz, filter, &wz, output.sizes);
+    test::expectSameElements(output, expected);
+    // Output {2,3,5,6}: pixel (oy 1, ox 2) sees all 630 taps unpadded: 630 * (x - xz) * (w - wz).
+    REQUIRE(output.sizes == std::vector<uint32_t>{2, 3, 5, 6});
+    CHECK(static_cast<int32_t>(output.get(1 * 6 + 2)) == 630 * (e.x - e.xz) * (e.w - e.wz));
+    // A corner pixel sees padding, which contributes 0 whatever the zero point.
+    CHECK(static_cast<int32_t>(output.get(0)) == 70 * 2 * 1 * (e.x - e.xz) * (e.w - e.wz));
+  }
+}
+
+TEST_CASE("convolution_integer: sums past 2^31 wrap in two's complement") {
+  // K = 33792 products of 255 * 255: 2,197,324,800 > 2^31 - 1.
+  Conv conv{{1, 1}, {1, 1}, {0, 0}, {0, 0}, 1};
+  const uint32_t channels = 33792;
+  Tensor input(U8, {1, channels, 1, 1}), filter(U8, {2, channels, 1, 1});
+  for (uint64_t i = 0; i < input.elementCount(); ++i) input.set(i, 255);
+  for (uint64_t i = 0; i < filter.elementCount(); ++i) filter.set(i, i < channels ? 255 : (i % 7) * 40);
+  Tensor output(I32, {1, 2, 1, 1});
+  test::run(conv.make(input, nullptr, filter, nullptr, output), {&input, nullptr, &filter, nullptr}, {&output});
+  CHECK(static_cast<int32_t>(output.get(0)) == static_cast<int32_t>(uint32_t(33792u * 65025u)));
+  CHECK(static_cast<int32_t>(output.get(0)) < 0);
+  test::expectSameElements(output, reference(conv, input, nullptr, filter, nullptr, output.sizes));
+
+  // Signed, negative way round, with zero points: (-128 - 127) * (127 - (-128)) = -65025 each.
+  Tensor sx(I8, {1, channels, 1, 1}), sw(I8, {2, channels, 1, 1}), xz(I8, {1, 1, 1, 1}), wz(I8, {1, 2, 1, 1});
+  for (uint64_t i = 0; i < sx.elementCount(); ++i) sx.set(i, test::bitsOfInteger(I8, -128));
+  for (uint64_t i = 0; i < sw.elementCount(); ++i) sw.set(i, test::bitsOfInteger(I8, 127));
+  xz.set(0, test::bitsOfInteger(I8, 127));
+  wz.set(0, test::bitsOfInteger(I8, -128));
+  wz.set(1, test::bitsOfInteger(I8, 127));  // channel 1: all zero
+  test::run(conv.make(sx, &xz, sw, &wz, output), {&sx, &xz, &sw, &wz}, {&output});
+  CHECK(static_cast<int32_t>(output.get(0)) == static_cast<int32_t>(uint32_t(0) - 33792u * 65025u));
+  CHECK(static_cast<int32_t>(output.get(0)) > 0);
+  CHECK(output.get(1) == 0);
+}
+
+TEST_CASE("convolution_integer: coordinates beyond 32 bits") {
+  // Padding of 2^31 puts the spatial coordinates past int32: the 64-bit
+  // variant. Taps land on x = -2^31, -2^30 and 0: only the last is inside.
+  Conv conv{{1u << 30}, {1}, {1u << 31}, {0}, 1};
+  Tensor input(I8, {1, 3, 3}), filter(I8, {2, 3, 1}), xz(I8, {1, 1, 1}), wz(I8, {1, 2, 1});
+  std::mt19937_64 rng(125);
+  for (Tensor* t : {&input, &filter, &xz, &wz}) t->randomize(rng);
+  Tensor output(I32, conv.outputSizes(input.sizes, filter.sizes));
+  REQUIRE(output.sizes == std::vector<uint32_t>{1, 2, 3});
+  test::run(conv.make(input, &xz, filter, &wz, output), {&input, &xz, &filter, &wz}, {&output});
+  test::expectSameElements(output, reference(conv, input, &xz, filter, &wz, output.sizes));
+  CHECK(output.get(0) == 0);  // all padding
+}
+
+TEST_CASE("convolution_integer: validation rules") {
+  Tensor input(U8, {1, 4, 5, 5}), filter(U8, {6, 2, 3, 3}), output(I32, {1, 6, 5, 5});
+  Tensor xz(U8, {1, 1, 1, 1}), wz(U8, {1, 6, 1, 1});
+  Conv conv{{1, 1}, {1, 1}, {1, 1}, {1, 1}, 2};
+  REQUIRE_FALSE(vkdml::validate(conv.make(input, &xz, filter, &wz, output)).has_value());
+  vkdml::Operator op = test::device().createOperator(conv.op);
+  CHECK(op.inputCount() == 4);  // Input, InputZeroPoint, Filter, FilterZeroPoint
+  CHECK(op.outputCount() == 1);
+  CHECK(std::string(op.name()) == "DML_CONVOLUTION_INTEGER");
+
+  SUBCASE("required tensors are not null") {
+    conv.make(input, &xz, filter, &wz, output);
+    conv.desc.FilterTensor = nullptr;
+    test::expectInvalid(conv.op, "FilterTensor", {"null"});
+  }
+  SUBCASE("InputTensor has 3 or 4 dimensions") {
+    Tensor in5(U8, {1, 4, 5, 5, 1});
+    test::expectInvalid(conv.make(in5, &xz, filter, &wz, output), "InputTensor.DimensionCount", {"3..4", "5"});
+  }
+  SUBCASE("FilterTensor has the input's DimensionCount") {
+    Tensor f3(U8, {6, 2, 3});
+    test::expectInvalid(conv.make(input, &xz, f3, &wz, output), "FilterTensor.DimensionCount", {"4", "3"});
+  }
+  SUBCASE("OutputTensor has the input's DimensionCount") {
+    Tensor o3(I32, {1, 6, 25});
+    test::expectInvalid(conv.make(input, &xz, filter, &wz, o3), "OutputTensor.DimensionCount", {"4", "3"});
+  }
+  SUBCASE("DimensionCount is the tensors' DimensionCount - 2") {
+    Conv c1{{1}, {1}, {1}, {1}, 2};
+    test::expectInvalid(c1.make(input, &xz, filter, &wz, output), "DimensionCount", {"2", "1"});
+  }
+  SUBCASE("InputTensor is UINT8 or INT8") {
+    Tensor in16(DML_TENSOR_DATA_TYPE_INT16, {1, 4, 5, 5});
+    Tensor xz16(DML_TENSOR_DATA_TYPE_INT16, {1, 1, 1, 1});
+    test::expectInvalid(conv.make(in16, &xz16, filter, &wz, output), "InputTensor.DataType", {"INT16"});
+  }
+  SUBCASE("FilterTensor is UINT8 or INT8") {
+    Tensor f32(DML_TENSOR_DATA_TYPE_FLOAT32, {6, 2, 3, 3});
+    test::expectInvalid(conv.make(input, &xz, f32, nullptr, output), "FilterTensor.DataType", {"FLOAT32"});
+  }
+  SUBCASE("InputZeroPointTensor has the input's type") {
+    Tensor xzI8(I8, {1, 1, 1, 1});
+    test::expectInvalid(conv.make(input, &xzI8, filter, &wz, output), "InputZeroPointTensor.DataType",
+                        {"INT8", "UINT8"});
+  }
+  SUBCASE("FilterZeroPointTensor has the filter's type") {
+    Tensor wzI8(I8, {1, 6, 1, 1});
+    test::expectInvalid(conv.make(input, &xz, filter, &wzI8, output), "FilterZeroPointTensor.DataType",
+                        {"INT8", "UINT8"});
+  }
+  SUBCASE("OutputTensor is INT32") {
+    Tensor outU32(DML_TENSOR_DATA_TYPE_UINT32, {1, 6, 5, 5});
+    test::expectInvalid(conv.make(input, &xz, filter, &wz, outU32), "OutputTensor.DataType", {"INT32", "UINT32"});
+  }
+  SUBCASE("parameter arrays are not null") {
+    const char* names[] = {"Strides", "Dilations", "StartPadding", "EndPadding"};
+    for (int i = 0; i < 4; ++i) {
+      CAPTURE(names[i]);
+      conv.make(input, &xz, filter, &wz, output);
+      const UINT** arrays[] = {&conv.desc.Strides, &conv.desc.Dilations, &conv.desc.StartPadding,
+                               &conv.desc.EndPadding};
+      *arrays[i] = nullptr;
+      test::expectInvalid(conv.op, names[i], {"null"});
+    }
+  }
+  SUBCASE("Strides >= 1") {
+    conv.strides = {1, 0};
+    test::expectInvalid(conv.make(input, &xz, filter, &wz, output), "Strides[1]", {"0"});
+  }
+  SUBCASE("Dilations >= 1") {
+    conv.dilations = {0, 1};
+    test::expectInvalid(conv.make(input, &xz, filter, &wz, output), "Dilations[0]", {"0"});
+  }
+  SUBCASE("GroupCount >= 1") {
+    conv.groups = 0;
+    test::expectInvalid(conv.make(input, &xz, filter, &wz, output), "GroupCount", {"0"});
+  }
+  SUBCASE("GroupCount divides the input channels") {
+    conv.groups = 3;
+    Tensor f3(U8, {6, 1, 3, 3});
+    test::expectInvalid(conv.make(input, &xz, f3, &wz, output), "GroupCount", {"4", "3"});
+  }
+  SUBCASE("GroupCount divides the output channels") {
+    conv.groups = 4;
+    Tensor f5(U8, {5, 1, 3, 3}), o5(I32, {1, 5, 5, 5}), wz5(U8, {1, 5, 1, 1});
+    test::expectInvalid(conv.make(input, &xz, f5, &wz5, o5), "GroupCount", {"5", "4"});
+  }
+  SUBCASE("the filter's channels are C / GroupCount") {
+    Tensor f4(U8, {6, 4, 3, 3});
+    test::expectInvalid(conv.make(input, &xz, f4, &wz, output), "FilterTensor.Sizes[1]", {"2", "4"});
+  }
+  SUBCASE("InputZeroPointTensor sizes are all 1") {
+    Tensor xz2(U8, {1, 2, 1, 1});
+    test::expectInvalid(conv.make(input, &xz2, filter, &wz, output), "InputZeroPointTensor.Sizes[1]", {"1"});
+  }
+  SUBCASE("InputZeroPointTensor has the input's DimensionCount") {
+    Tensor xz1(U8, {1});
+    test::expectInvalid(conv.make(input, &xz1, filter, &wz, output), "InputZeroPointTensor.DimensionCount", {"4"});
+  }
+  SUBCASE("FilterZeroPointTensor is per tensor or per output channel") {
+    Tensor wz3(U8, {1, 3, 1, 1});
+    test::expectInvalid(conv.make(input, &xz, filter, &wz3, output), "FilterZeroPointTensor.Sizes[1]",
+                        {"6", "{1,3,1,1}"});
+    Tensor wzOther(U8, {1, 6, 2, 1});
+    test::expectInvalid(conv.make(input, &xz, filter, &wzOther, output), "FilterZeroPointTensor.Sizes[2]");
+    Tensor wzFirst(U8, {6, 1, 1, 1});
+    test::expectInvalid(conv.make(input, &xz, filter, &wzFirst, output), "FilterZeroPointTensor.Sizes[0]");
+  }
+  SUBCASE("FilterZeroPointTensor has the input's DimensionCount") {
+    Tensor wz3(U8, {1, 6, 1});
+    test::expectInvalid(conv.make(input, &xz, filter, &wz3, output), "FilterZeroPointTensor.DimensionCount",
+                        {"4", "3"});
+  }
+  SUBCASE("the output's batch is the input's") {
+    Tensor o2(I32, {2, 6, 5, 5});
+    test::expectInvalid(conv.make(input, &xz, filter, &wz, o2), "OutputTensor.Sizes[0]", {"1", "2"});
+  }
+  SUBCASE("the output's channels are the filter's") {
+    Tensor o8(I32, {1, 8, 5, 5});
+    test::expectInvalid(conv.make(input, &xz, filter, &wz, o8), "OutputTensor.Sizes[1]", {"6", "8"});
+  }
+  SUBCASE("output spatial sizes follow the formula") {
+    conv.startPadding = {1, 0};
+    conv.endPadding = {1, 0};
+    Tensor o(I32, {1, 6, 5, 5});  // OW = (5 + 0 + 0 - 3) / 1 + 1 = 3
+    test::expectInvalid(conv.make(input, &xz, filter, &wz, o), "OutputTensor.Sizes[3]",
+                        {"must be 3 = (W + Px0 + Px1 - ((KW-1)*Dx + 1)) / Sx + 1", "not 5"});
+    conv.strides = {2, 1};
+    Tensor o2(I32, {1, 6, 4, 3});  // OH = (5 + 1 + 1 - 3) / 2 + 1 = 3
+    test::expectInvalid(conv.make(input, &xz, filter, &wz, o2), "OutputTensor.Sizes[2]",
+                        {"must be 3 = (H + Py0 + Py1 - ((KH-1)*Dy + 1)) / Sy + 1", "not 4"});
+  }
+  SUBCASE("the dilated kernel fits the padded input") {
+    conv.dilations = {4, 1};  // (3-1)*4 + 1 = 9 > 5 + 1 + 1 = 7
+    Tensor o(I32, {1, 6, 1, 5});
+    test::expectInvalid(conv.make(input, &xz, filter, &wz, o), "FilterTensor.Sizes[2]", {"9", "7", "empty"});
+  }
+  SUBCASE("3-D: DimensionCount 1 and the W formula") {
+    Tensor in3(U8, {1, 4, 5}), f3(U8, {6, 2, 3}), o3(I32, {1, 6, 4}), xz3(U8, {1, 1, 1}), wz3(U8, {1, 6, 1});
+    Conv c1{{1}, {1}, {1}, {1}, 2};
+    test::expectInvalid(c1.make(in3, &xz3, f3, &wz3, o3), "OutputTensor.Sizes[2]",
+                        {"must be 5 = (W + Px0 + Px1 - ((KW-1)*Dx + 1)) / Sx + 1", "not 4"});
+    Tensor o3ok(I32, {1, 6, 5});
+    CHECK_FALSE(vkdml::validate(c1.make(in3, &xz3, f3, &wz3, o3ok)).has_value());
+  }
+}
