@@ -22,6 +22,13 @@ TensorSpec& Case::tensor(DML_TENSOR_DATA_TYPE type, std::vector<UINT> sizes, std
   return t;
 }
 
+template <typename... Args>
+std::string concat(const Args&... args) {
+  std::ostringstream s;
+  (s << ... << args);
+  return s.str();
+}
+
 std::string dims(const std::vector<UINT>& sizes) {
   std::ostringstream s;
   for (size_t i = 0; i < sizes.size(); ++i) s << (i ? "x" : "") << sizes[i];
@@ -74,7 +81,48 @@ std::unique_ptr<Case> slice(std::string name, const std::vector<UINT>& inSizes, 
   return c;
 }
 
+// A UINT8 x INT8 convolution with per-tensor zero points, square kernel.
+std::unique_ptr<Case> convolution(std::string name, UINT n, UINT c, UINT oc, UINT hw, UINT k, UINT stride, UINT pad) {
+  auto cs = std::make_unique<Case>();
+  cs->op = "conv";
+  cs->name = std::move(name);
+  UINT out = (hw + 2 * pad - k) / stride + 1;
+  cs->shape = concat(n, "x", c, "x", hw, "x", hw, " * ", oc, "x", c, "x", k, "x", k);
+  cs->dtype = "UINT8xINT8";
+  TensorSpec& input = cs->tensor(DML_TENSOR_DATA_TYPE_UINT8, {n, c, hw, hw});
+  TensorSpec& inputZero = cs->tensor(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 1, 1});
+  TensorSpec& filter = cs->tensor(DML_TENSOR_DATA_TYPE_INT8, {oc, c, k, k});
+  TensorSpec& filterZero = cs->tensor(DML_TENSOR_DATA_TYPE_INT8, {1, 1, 1, 1});
+  TensorSpec& output = cs->tensor(DML_TENSOR_DATA_TYPE_INT32, {n, oc, out, out});
+  cs->inputs = {&input, &inputZero, &filter, &filterZero};
+  cs->outputs = {&output};
+  auto& strides = cs->own(std::vector<UINT>{stride, stride});
+  auto& dilations = cs->own(std::vector<UINT>{1, 1});
+  auto& padding = cs->own(std::vector<UINT>{pad, pad});
+  auto& d = cs->own(DML_CONVOLUTION_INTEGER_OPERATOR_DESC{&input.desc, &inputZero.desc, &filter.desc, &filterZero.desc,
+                                                          &output.desc, 2, strides.data(), dilations.data(),
+                                                          padding.data(), padding.data(), 1});
+  cs->desc = {DML_OPERATOR_CONVOLUTION_INTEGER, &d};
+  cs->operations = 2.0 * n * out * out * oc * c * k * k;  // 2*M*N*K
+  return cs;
+}
+
 }  // namespace
+
+void addConvolutionCases(Cases& cases, bool large) {
+  // The large shapes are the issue's: ResNet-50-like layers at N=32 and a
+  // GEMM-sized 1x1; the default ones are small enough for lavapipe.
+  if (large) {
+    cases.push_back(convolution("resnet 3x3 256->256 pad 1", 32, 256, 256, 56, 3, 1, 1));
+    cases.push_back(convolution("resnet 1x1 64->256", 32, 64, 256, 56, 1, 1, 0));
+    cases.push_back(convolution("resnet stem 7x7 stride 2", 32, 3, 64, 224, 7, 2, 3));
+    cases.push_back(convolution("1x1 8192->8192 (GEMM)", 8, 8192, 8192, 32, 1, 1, 0));
+  } else {
+    cases.push_back(convolution("3x3 64->64 pad 1", 1, 64, 64, 28, 3, 1, 1));
+    cases.push_back(convolution("1x1 64->256", 1, 64, 256, 28, 1, 1, 0));
+    cases.push_back(convolution("stem 7x7 stride 2", 1, 3, 64, 56, 7, 2, 3));
+  }
+}
 
 void addDataMovementCases(Cases& cases, bool large) {
   // The large shapes are those of ../shared/gpu/H200.md's PyTorch table; the

@@ -54,6 +54,7 @@ using Cases = std::vector<std::unique_ptr<Case>>;
 // `large` selects the H200 sizes (1 GiB and more); the default sizes keep a
 // run on lavapipe under a minute.
 void addDataMovementCases(Cases& cases, bool large);
+void addConvolutionCases(Cases& cases, bool large);
 
 std::string dims(const std::vector<UINT>& sizes);
 

@@ -139,6 +139,7 @@ int main(int argc, char** argv) {
 
     bench::Cases cases;
     bench::addDataMovementCases(cases, options.large);
+    bench::addConvolutionCases(cases, options.large);
     Timer timer(*device);
     std::vector<Result> results;
     std::printf("%-8s %-38s %-22s %-8s %10s %11s %9s %9s %6s\n", "op", "case", "shape", "dtype", "MB", "median us",
@@ -157,7 +158,7 @@ int main(int argc, char** argv) {
         }
         uint64_t bytes = t->buffer.TotalTensorSizeInBytes;
         inputs.push_back(device->createBuffer(bytes));
-        inputs.back().fill(0x3F800000u, bytes & ~uint64_t(3));
+        inputs.back().fill(0x3F800000u, bytes & ~uint64_t(3));  // 1.0f; 0x00 / 0x80 / 0x3F as 8-bit
         inputBindings.push_back({&inputs.back(), 0, bytes});
       }
       if (c->prepare) c->prepare(inputs);
