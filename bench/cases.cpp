@@ -1,5 +1,6 @@
 #include "cases.hpp"
 
+#include <climits>
 #include <sstream>
 
 namespace bench {
@@ -81,6 +82,27 @@ std::unique_ptr<Case> slice(std::string name, const std::vector<UINT>& inSizes, 
   return c;
 }
 
+// torch.triu(m, 1) (with an input) or an eye-like band (without) of a FLOAT32 stack.
+std::unique_ptr<Case> diagonal(UINT batch, UINT size, bool withInput) {
+  auto c = std::make_unique<Case>();
+  c->op = "diag";
+  c->name = withInput ? "triu(m, 1): zero-fill below the diagonal" : "eye: identity, no input";
+  c->shape = concat(batch, "x", size, "x", size);
+  c->dtype = "FLOAT32";
+  TensorSpec& output = c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, {batch, size, size});
+  TensorSpec* input = withInput ? &c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, {batch, size, size}) : nullptr;
+  c->inputs = {input};
+  c->outputs = {&output};
+  DML_SCALAR_UNION value{};
+  value.Float32 = withInput ? 0.0f : 1.0f;
+  // triu(m, 1) keeps x - y >= 1: zero-fill [INT32_MIN, 1). eye: Value on [0, 1).
+  auto& d = c->own(DML_DIAGONAL_MATRIX1_OPERATOR_DESC{
+      input ? &input->desc : nullptr, &output.desc, DML_TENSOR_DATA_TYPE_FLOAT32, value, withInput ? INT32_MIN : 0, 1});
+  c->desc = {DML_OPERATOR_DIAGONAL_MATRIX1, &d};
+  c->bytesMoved = (withInput ? 2 : 1) * output.elements() * 4;
+  return c;
+}
+
 // A UINT8 x INT8 convolution with per-tensor zero points, square kernel.
 std::unique_ptr<Case> convolution(std::string name, UINT n, UINT c, UINT oc, UINT hw, UINT k, UINT stride, UINT pad) {
   auto cs = std::make_unique<Case>();
@@ -134,6 +156,8 @@ void addDataMovementCases(Cases& cases, bool large) {
       slice("slice [:, :, 1:] (unit inner stride)", {n, c, 1024, 512}, {0, 0, 1, 0}, {n, c, 1023, 512}, {1, 1, 1, 1}));
   cases.push_back(
       slice("strided slice [:, :, ::2, 1::2]", {n, c, 1024, 1024}, {0, 0, 0, 1}, {n, c, 1024, 1023}, {1, 1, 2, 2}));
+  cases.push_back(diagonal(large ? 16 : 1, large ? 4096 : 1024, true));
+  cases.push_back(diagonal(large ? 16 : 1, large ? 4096 : 1024, false));
   cases.push_back(slice("flip dim 2", {n, c, 1024, 512}, {0, 0, 0, 0}, {n, c, 1024, 512}, {1, 1, -1, 1}));
 }
 

@@ -7,9 +7,6 @@ namespace detail {
 std::shared_ptr<OperatorPlan> createScatterNd(const DML_SCATTER_ND_OPERATOR_DESC&) {
   throwUnsupported("DML_SCATTER_ND", "Type", "not implemented yet");
 }
-std::shared_ptr<OperatorPlan> createDiagonalMatrix1(const DML_DIAGONAL_MATRIX1_OPERATOR_DESC&) {
-  throwUnsupported("DML_DIAGONAL_MATRIX1", "Type", "not implemented yet");
-}
 
 }  // namespace detail
 }  // namespace vkdml

@@ -5,8 +5,6 @@
 // maxStorageBufferRange: a tensor may span up to 2^32 - 1 elements.
 #extension GL_EXT_buffer_reference2 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-#extension GL_EXT_shader_explicit_arithmetic_types_int8 : enable
-#extension GL_EXT_shader_explicit_arithmetic_types_int16 : enable
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
 
@@ -24,26 +22,33 @@ uint64_t tensorAddress(uint slot) { return BindingTable(pc.bindingsAddress).addr
 // Element access for ELEMENT_BYTES = 1, 2, 4 or 8: data movement only moves
 // bits, so every type of a size shares one variant. Addresses are computed in
 // 64 bits: an array index in an access chain is signed 32-bit.
+// 1- and 2-byte elements travel as uint in registers, 8/16-bit types appear
+// only in storage: the kernels then need 8/16-bit storage access but not the
+// shaderInt8/shaderInt16 arithmetic features.
 #ifdef ELEMENT_BYTES
 #if ELEMENT_BYTES == 1
-#define ELEMENT_T uint8_t
+#define STORAGE_T uint8_t
+#define ELEMENT_T uint
 #elif ELEMENT_BYTES == 2
-#define ELEMENT_T uint16_t
+#define STORAGE_T uint16_t
+#define ELEMENT_T uint
 #elif ELEMENT_BYTES == 4
+#define STORAGE_T uint
 #define ELEMENT_T uint
 #elif ELEMENT_BYTES == 8
+#define STORAGE_T uvec2
 #define ELEMENT_T uvec2
 #else
 #error ELEMENT_BYTES must be 1, 2, 4 or 8
 #endif
 layout(buffer_reference, std430, buffer_reference_align = ELEMENT_BYTES) buffer ElementRef {
-  ELEMENT_T value;
+  STORAGE_T value;
 };
 ELEMENT_T loadElement(uint64_t base, uint64_t index) {
-  return ElementRef(base + index * ELEMENT_BYTES).value;
+  return ELEMENT_T(ElementRef(base + index * ELEMENT_BYTES).value);
 }
 void storeElement(uint64_t base, uint64_t index, ELEMENT_T value) {
-  ElementRef(base + index * ELEMENT_BYTES).value = value;
+  ElementRef(base + index * ELEMENT_BYTES).value = STORAGE_T(value);
 }
 #endif
 
