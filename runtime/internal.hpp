@@ -163,5 +163,17 @@ const KernelBinary* kernelsEnd();
 // invocations per group, capped by the device's limit.
 uint32_t gridGroups(uint64_t items, uint32_t groupSize, const DeviceInfo& device);
 
+// A 2-D grid for kernels that walk `rows` rows of `rowLength` items each with
+// grid-stride loops: x along a row, y over rows. The workgroup (specialization
+// constants 0 and 1) holds 256 invocations, as wide as the row up to 256 so
+// that short rows leave no lanes idle. Groups go to rows first, x gets what
+// is left of a fixed budget: with many rows each invocation walks several
+// items of a row, sharing the per-row work (decoding the row's coordinates).
+struct RowGrid {
+  std::array<uint32_t, 2> groupSize{1, 1};  // x, y
+  std::array<uint32_t, 3> groups{1, 1, 1};
+};
+RowGrid rowGrid(uint64_t rowLength, uint64_t rows);
+
 }  // namespace detail
 }  // namespace vkdml

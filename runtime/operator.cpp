@@ -177,6 +177,21 @@ uint32_t gridGroups(uint64_t items, uint32_t groupSize, const DeviceInfo& device
   return static_cast<uint32_t>(std::max<uint64_t>(1, std::min(groups, limit)));
 }
 
+RowGrid rowGrid(uint64_t rowLength, uint64_t rows) {
+  constexpr uint32_t kGroupSize = 256;
+  // At most 4096 groups (1 M invocations, about four times what an H200
+  // holds at once); the grid-stride loops do the rest.
+  constexpr uint64_t kMaxGroups = 4096;
+  RowGrid g;
+  while (g.groupSize[0] < kGroupSize && g.groupSize[0] < rowLength) g.groupSize[0] *= 2;
+  g.groupSize[1] = kGroupSize / g.groupSize[0];
+  const uint64_t groupsY = std::clamp<uint64_t>((rows + g.groupSize[1] - 1) / g.groupSize[1], 1, kMaxGroups);
+  const uint64_t groupsX =
+      std::clamp<uint64_t>((rowLength + g.groupSize[0] - 1) / g.groupSize[0], 1, kMaxGroups / groupsY);
+  g.groups = {static_cast<uint32_t>(groupsX), static_cast<uint32_t>(groupsY), 1};
+  return g;
+}
+
 std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc) {
   if (!desc.Desc)
     throw Error(ErrorCode::InvalidArgument, "DML_OPERATOR_DESC", "Desc", "DML_OPERATOR_DESC: Desc: is null");

@@ -60,6 +60,3 @@ void storeElement(uint64_t base, uint64_t index, ELEMENT_T value) {
 #else
 #define INDEX_T uint
 #endif
-
-// Total invocations of a 1-D grid, for grid-stride loops.
-uint64_t gridStride() { return uint64_t(gl_NumWorkGroups.x) * gl_WorkGroupSize.x; }

@@ -233,6 +233,22 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
 // Checks every rule for the descriptor; returns the first violation.
 VKDML_API std::optional<Error> validate(const DML_OPERATOR_DESC& desc);
 
+// What vkdml decides where the DirectML pages leave behaviour open
+// (OPERATORS.md gives the reasons):
+//
+// DML_SCATTER_ND
+// - Indices of a signed type (INT32, INT64) may be negative: -1 is the last
+//   element of its dimension. A coordinate still out of range after that wrap
+//   is invalid input the host cannot see; vkdml clamps it into [0, size - 1]
+//   coordinate by coordinate (reports say DirectML in ONNX Runtime does too). So
+//   no index, however wrong, reads or writes outside the bound buffers.
+//   Unsigned indices never wrap: UINT32 0xFFFFFFFF clamps to the last element.
+// - Two tuples naming one target: one of the writers wins, which is unspecified.
+// - In place: OutputTensor may be bound to the same buffer range as
+//   InputTensor when the two descriptors have the same layout (DataType,
+//   Sizes, and the same strides, given or packed); the copy of the input is
+//   then skipped. Any other overlap of the output with an input is unsupported.
+
 }  // namespace vkdml
 
 #endif  // VKDML_VKDML_HPP

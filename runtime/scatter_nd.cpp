@@ -1,0 +1,202 @@
+// DML_SCATTER_ND: output = input, then output[indices[j...]] = updates[j...]
+// (OPERATORS.md, "DML_SCATTER_ND"). Two dispatches: the strided copy of the
+// input (skipped in place), then shaders/scatter_nd.comp writing the updates.
+#include <algorithm>
+#include <cctype>
+
+#include "copy.hpp"
+
+namespace vkdml {
+namespace detail {
+
+namespace {
+constexpr const char* kOp = "DML_SCATTER_ND";
+
+// Mirrors `Box` and `ScatterParams` in shaders/scatter_nd.comp (std430).
+struct ScatterBox {
+  uint64_t stridesA[kMaxDims];
+  uint64_t stridesB[kMaxDims];
+  uint32_t sizes[kMaxDims];  // innermost last; `rank` dimensions used, aligned to the end
+  uint32_t rank;
+  uint32_t pad;
+};
+static_assert(sizeof(ScatterBox) == 168, "std430 layout of Box");
+
+struct ScatterParams {
+  ScatterBox tuples;                 // the indices' leading dimensions: A = indices, B = updates
+  ScatterBox slice;                  // one tuple's slice: A = updates, B = output
+  uint64_t outputStrides[kMaxDims];  // output strides of the k indexed dimensions
+  uint64_t componentStride;          // indices stride between a tuple's coordinates
+  uint32_t inputSizes[kMaxDims];     // sizes of the k indexed dimensions (for the clamp)
+  uint32_t k;
+  uint32_t tupleCount;
+  uint32_t sliceElements;
+  uint32_t pad;
+};
+static_assert(sizeof(ScatterParams) == 2 * 168 + 64 + 8 + 32 + 16, "std430 layout of ScatterParams");
+
+// The box's dimensions, with collapse() merging those contiguous in both
+// tensors (a packed slice becomes one dimension: no divisions in the kernel).
+ScatterBox boxParams(const CopyBox& original, uint64_t& elements) {
+  CopyBox box = collapse(original);
+  ScatterBox s{};
+  s.rank = box.rank;
+  elements = 1;
+  for (uint32_t i = 0; i < kMaxDims; ++i) s.sizes[i] = 1;
+  for (uint32_t i = 0; i < box.rank; ++i) {
+    const uint32_t at = kMaxDims - box.rank + i;
+    s.sizes[at] = box.sizes[i];
+    s.stridesA[at] = static_cast<uint64_t>(box.inputStrides[i]);
+    s.stridesB[at] = static_cast<uint64_t>(box.outputStrides[i]);
+    elements *= box.sizes[i];
+  }
+  return s;
+}
+
+struct ScatterNdPlan : OperatorPlan {
+  TensorInfo input, indices, updates, output;
+  uint32_t inputDims = 0, indicesDims = 0;
+
+  std::vector<Dispatch> plan(const DeviceInfo& device) const override {
+    const uint32_t dc = input.rank;
+    const uint32_t k = indices.sizes[dc - 1];
+    const uint32_t sliceDims = inputDims - k;
+    const uint32_t tupleDims = indicesDims - 1;
+
+    // Slots: 0 input, 1 indices, 2 updates, 3 output.
+    Dispatch copy = planCopy({boxOf(input, output, 0, 3)}, output.elementSize,
+                             std::max(input.footprintElements, output.footprintElements), device);
+    // In place (output bound to the input's range) the copy would copy each
+    // element onto itself: skip it. Only identical layouts qualify; the
+    // header documents that in-place execution needs them.
+    if (input.sameLayout(output)) copy.skipWhenSlotsAlias = std::make_pair(0u, 3u);
+
+    ScatterParams p{};
+    p.k = k;
+    p.componentStride = indices.strides[dc - 1];
+    for (uint32_t i = 0; i < k; ++i) {
+      const uint32_t d = dc - inputDims + i;
+      p.inputSizes[i] = output.sizes[d];
+      p.outputStrides[i] = output.strides[d];
+    }
+    CopyBox tuples;  // updates' leading dimensions are the indices' ones
+    tuples.rank = tupleDims;
+    for (uint32_t i = 0; i < tupleDims; ++i) {
+      const uint32_t di = dc - indicesDims + i, du = dc - tupleDims - sliceDims + i;
+      tuples.sizes[i] = indices.sizes[di];
+      tuples.inputStrides[i] = static_cast<int64_t>(indices.strides[di]);
+      tuples.outputStrides[i] = static_cast<int64_t>(updates.strides[du]);
+    }
+    CopyBox slice;  // updates' trailing dimensions are the output's last ones
+    slice.rank = sliceDims;
+    for (uint32_t i = 0; i < sliceDims; ++i) {
+      const uint32_t d = dc - sliceDims + i;
+      slice.sizes[i] = output.sizes[d];
+      slice.inputStrides[i] = static_cast<int64_t>(updates.strides[d]);
+      slice.outputStrides[i] = static_cast<int64_t>(output.strides[d]);
+    }
+    uint64_t tupleCount = 0, sliceElements = 0;
+    p.tuples = boxParams(tuples, tupleCount);
+    p.slice = boxParams(slice, sliceElements);
+    p.tupleCount = static_cast<uint32_t>(tupleCount);  // both divide Updates' element count (< 2^32)
+    p.sliceElements = static_cast<uint32_t>(sliceElements);
+
+    const uint64_t largest = std::max({indices.footprintElements, updates.footprintElements, output.footprintElements});
+    std::string indexType = dataTypeName(indices.dataType);  // "INT32" -> kernel name part "int32"
+    std::transform(indexType.begin(), indexType.end(), indexType.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    Dispatch scatter;
+    scatter.kernel =
+        concat("scatter_nd_e", output.elementSize, "_", indexType, largest > (uint64_t(1) << 32) ? "_i64" : "_i32");
+    const RowGrid grid = rowGrid(sliceElements, tupleCount);
+    scatter.specialization = {grid.groupSize[0], grid.groupSize[1]};
+    scatter.groups = grid.groups;
+    scatter.params = bytesOf(p);
+    return {copy, scatter};
+  }
+};
+}  // namespace
+
+std::shared_ptr<OperatorPlan> createScatterNd(const DML_SCATTER_ND_OPERATOR_DESC& desc) {
+  auto p = std::make_shared<ScatterNdPlan>();
+  p->type = DML_OPERATOR_SCATTER_ND;
+  p->name = kOp;
+  p->input = *readTensor(kOp, "InputTensor", desc.InputTensor, TensorRole::Input, false);
+  p->indices = *readTensor(kOp, "IndicesTensor", desc.IndicesTensor, TensorRole::Input, false);
+  p->updates = *readTensor(kOp, "UpdatesTensor", desc.UpdatesTensor, TensorRole::Input, false);
+  p->output = *readTensor(kOp, "OutputTensor", desc.OutputTensor, TensorRole::Output, false);
+  const TensorInfo& in = p->input;
+  const TensorInfo& indices = p->indices;
+  const TensorInfo& updates = p->updates;
+  const TensorInfo& out = p->output;
+
+  // One DimensionCount for all four tensors (callers pad with leading 1s).
+  const uint32_t dc = in.rank;
+  for (auto [field, t] : {std::pair{"IndicesTensor", &indices}, {"UpdatesTensor", &updates}, {"OutputTensor", &out}})
+    if (t->rank != dc)
+      throwInvalid(kOp, concat(field, ".DimensionCount"),
+                   concat("must equal InputTensor.DimensionCount ", dc, ", not ", t->rank,
+                          " (all four tensors share one DimensionCount: pad shapes with leading 1s)"));
+  requireSameType(kOp, "UpdatesTensor", updates, "InputTensor", in);
+  requireSameType(kOp, "OutputTensor", out, "InputTensor", in);
+  requireType(kOp, "IndicesTensor", indices,
+              {DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT64,
+               DML_TENSOR_DATA_TYPE_UINT64});
+  for (uint32_t d = 0; d < dc; ++d)
+    if (out.sizes[d] != in.sizes[d])
+      throwInvalid(kOp, concat("OutputTensor.Sizes[", d, "]"),
+                   concat("must equal InputTensor.Sizes[", d, "] = ", in.sizes[d], ", not ", out.sizes[d], " (output ",
+                          out.shape(), " vs input ", in.shape(), ")"));
+
+  // The meaningful shapes: the last InputDimensionCount / IndicesDimensionCount dimensions.
+  const uint32_t inputDims = desc.InputDimensionCount, indicesDims = desc.IndicesDimensionCount;
+  if (inputDims < 1 || inputDims > dc)
+    throwInvalid(kOp, "InputDimensionCount",
+                 concat("must be 1..InputTensor.DimensionCount = 1..", dc, ", not ", inputDims));
+  if (indicesDims < 1 || indicesDims > dc)
+    throwInvalid(kOp, "IndicesDimensionCount",
+                 concat("must be 1..IndicesTensor.DimensionCount = 1..", dc, ", not ", indicesDims));
+  for (uint32_t d = 0; d < dc - inputDims; ++d)
+    if (in.sizes[d] != 1)
+      throwInvalid(kOp, concat("InputTensor.Sizes[", d, "]"),
+                   concat("must be 1: it precedes the last InputDimensionCount = ", inputDims, " dimensions (Sizes ",
+                          in.shape(), ")"));
+  for (uint32_t d = 0; d < dc - indicesDims; ++d)
+    if (indices.sizes[d] != 1)
+      throwInvalid(kOp, concat("IndicesTensor.Sizes[", d, "]"),
+                   concat("must be 1: it precedes the last IndicesDimensionCount = ", indicesDims,
+                          " dimensions (Sizes ", indices.shape(), ")"));
+  const uint32_t k = indices.sizes[dc - 1];
+  if (k > inputDims)
+    throwInvalid(kOp, concat("IndicesTensor.Sizes[", dc - 1, "]"),
+                 concat("the index tuple length must be <= InputDimensionCount = ", inputDims, ", not ", k, " (Sizes ",
+                        indices.shape(), ")"));
+
+  // Updates: the indices' meaningful shape without its last dimension, then
+  // the input's meaningful shape without its first k, right-aligned.
+  std::vector<uint32_t> expected;
+  for (uint32_t d = dc - indicesDims; d < dc - 1; ++d) expected.push_back(indices.sizes[d]);
+  for (uint32_t d = dc - inputDims + k; d < dc; ++d) expected.push_back(in.sizes[d]);
+  const std::string expectedShape = list(expected.data(), static_cast<uint32_t>(expected.size()));
+  const std::string why = concat("IndicesTensor's last IndicesDimensionCount dimensions but the last, then ",
+                                 "InputTensor's last InputDimensionCount dimensions but the first k = ", k);
+  if (expected.size() > dc)
+    throwInvalid(kOp, "UpdatesTensor.DimensionCount",
+                 concat("the updates' shape ", expectedShape, " (", why, ") has ", expected.size(),
+                        " dimensions, more than the DimensionCount ", dc, " the four tensors share"));
+  expected.insert(expected.begin(), dc - expected.size(), 1);
+  for (uint32_t d = 0; d < dc; ++d)
+    if (updates.sizes[d] != expected[d])
+      throwInvalid(kOp, concat("UpdatesTensor.Sizes[", d, "]"),
+                   concat("must be ", expected[d], ", not ", updates.sizes[d], ": UpdatesTensor.Sizes must be ",
+                          list(expected.data(), dc), " (", why, "), not ", updates.shape()));
+
+  p->inputDims = inputDims;
+  p->indicesDims = indicesDims;
+  p->inputs = {{"InputTensor", in}, {"IndicesTensor", indices}, {"UpdatesTensor", updates}};
+  p->outputs = {{"OutputTensor", out}};
+  return p;
+}
+
+}  // namespace detail
+}  // namespace vkdml

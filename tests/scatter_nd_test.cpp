@@ -1,0 +1,488 @@
+// DML_SCATTER_ND: the page's example, the ONNX ScatterND case, random element
+// and slice scatters over every type, index type and rank against a plain
+// reference, negative and out-of-range (clamped) indices, in-place execution,
+// the grid-stride loops, 64-bit offsets, and every validation rule.
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "json.hpp"
+#include "support.hpp"
+
+using test::Tensor;
+
+namespace {
+
+constexpr DML_TENSOR_DATA_TYPE kIndexTypes[] = {DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_UINT32,
+                                                DML_TENSOR_DATA_TYPE_INT64, DML_TENSOR_DATA_TYPE_UINT64};
+
+bool isSigned(DML_TENSOR_DATA_TYPE indexType) {
+  return indexType == DML_TENSOR_DATA_TYPE_INT32 || indexType == DML_TENSOR_DATA_TYPE_INT64;
+}
+
+struct ScatterNd {
+  DML_SCATTER_ND_OPERATOR_DESC desc{};
+  DML_OPERATOR_DESC op{};
+
+  const DML_OPERATOR_DESC& make(Tensor& input, Tensor& indices, Tensor& updates, Tensor& output, uint32_t inputDims,
+                                uint32_t indicesDims) {
+    desc = {input.desc(), indices.desc(), updates.desc(), output.desc(), inputDims, indicesDims};
+    op = {DML_OPERATOR_SCATTER_ND, &desc};
+    return op;
+  }
+};
+
+// The spec's rule for one coordinate: negative (signed types) counts from the
+// end, then clamp into [0, size - 1].
+uint32_t resolve(DML_TENSOR_DATA_TYPE indexType, uint64_t bits, uint32_t size) {
+  if (!isSigned(indexType)) return static_cast<uint32_t>(std::min<uint64_t>(bits, size - 1));
+  int64_t v = indexType == DML_TENSOR_DATA_TYPE_INT32 ? int64_t(int32_t(uint32_t(bits))) : int64_t(bits);
+  if (v < 0) v += size;
+  return static_cast<uint32_t>(std::clamp<int64_t>(v, 0, int64_t(size) - 1));
+}
+
+// The reference: output = input; for each tuple j and slice element s,
+// output[tuple j's coordinates, s's coordinates] = updates[j, s].
+Tensor reference(const Tensor& input, const Tensor& indices, const Tensor& updates, uint32_t inputDims) {
+  const size_t dc = input.sizes.size();
+  Tensor expected(input.type, input.sizes);
+  for (uint64_t i = 0; i < input.elementCount(); ++i) expected.set(i, input.get(i));
+  const uint32_t k = indices.sizes[dc - 1];
+  const uint64_t tuples = indices.elementCount() / k;
+  const uint64_t slice = updates.elementCount() / tuples;
+  for (uint64_t j = 0; j < tuples; ++j) {
+    std::vector<uint32_t> c(dc, 0);
+    for (uint32_t i = 0; i < k; ++i) {
+      const size_t d = dc - inputDims + i;
+      c[d] = resolve(indices.type, indices.get(j * k + i), input.sizes[d]);
+    }
+    for (uint64_t s = 0; s < slice; ++s) {
+      uint64_t rest = s;
+      for (size_t d = dc; d-- > dc - inputDims + k;) {
+        c[d] = static_cast<uint32_t>(rest % input.sizes[d]);
+        rest /= input.sizes[d];
+      }
+      expected.set(test::indexOf(c, input.sizes), updates.get(j * slice + s));
+    }
+  }
+  return expected;
+}
+
+Tensor values(DML_TENSOR_DATA_TYPE type, std::vector<uint32_t> sizes, const std::vector<double>& v) {
+  Tensor t(type, std::move(sizes));
+  REQUIRE(v.size() == t.elementCount());
+  for (size_t i = 0; i < v.size(); ++i) t.set(i, test::bitsOf(type, v[i]));
+  return t;
+}
+
+Tensor indexTensor(DML_TENSOR_DATA_TYPE type, std::vector<uint32_t> sizes, const std::vector<int64_t>& v,
+                   std::vector<uint32_t> strides = {}) {
+  Tensor t(type, std::move(sizes), std::move(strides));
+  REQUIRE(v.size() == t.elementCount());
+  for (size_t i = 0; i < v.size(); ++i) t.set(i, test::bitsOfInteger(type, v[i]));
+  return t;
+}
+
+vkdml::Buffer upload(const Tensor& t) {
+  vkdml::Buffer b = test::device().createBuffer(t.bytes.size());
+  b.upload(t.bytes.data(), t.bytes.size());
+  return b;
+}
+
+// Runs the operator in place: one buffer range is bound as the input and as
+// the output (their descriptors share a layout). Returns that range afterwards.
+std::vector<uint8_t> runInPlace(const DML_OPERATOR_DESC& op, const Tensor& data, const Tensor& indices,
+                                const Tensor& updates) {
+  auto compiled = test::device().compileOperator(test::device().createOperator(op));
+  vkdml::Buffer buffer = upload(data), indexBuffer = upload(indices), updateBuffer = upload(updates);
+  auto table = compiled.createBindingTable();
+  table.bindInputs(
+      {{&buffer, 0, buffer.size()}, {&indexBuffer, 0, indexBuffer.size()}, {&updateBuffer, 0, updateBuffer.size()}});
+  table.bindOutputs({{&buffer, 0, buffer.size()}});
+  test::device().execute(compiled, table);
+  std::vector<uint8_t> result(buffer.size());
+  buffer.download(result.data(), result.size());
+  return result;
+}
+
+// A random scatter of `rank` dimensions: random meaningful ranks, tuple
+// length and sizes; targets are distinct (a prefix of a permutation of all
+// tuples), and signed indices are randomly written as negative ones.
+void randomScatter(std::mt19937_64& rng, DML_TENSOR_DATA_TYPE type, DML_TENSOR_DATA_TYPE indexType, uint32_t rank,
+                   bool strided) {
+  const uint32_t inputDims = test::uniform(rng, 1, rank);
+  const uint32_t k = test::uniform(rng, 1, inputDims);
+  // The updates' shape, (indicesDims - 1) + (inputDims - k) dimensions, must fit in rank.
+  const uint32_t indicesDims = test::uniform(rng, 1, std::min(rank, rank - (inputDims - k) + 1));
+  CAPTURE(inputDims);
+  CAPTURE(indicesDims);
+  CAPTURE(k);
+
+  std::vector<uint32_t> inSizes(rank, 1);
+  std::vector<uint32_t> meaningful = test::randomSizes(rng, inputDims, 300);
+  std::copy(meaningful.begin(), meaningful.end(), inSizes.end() - inputDims);
+  uint64_t targets = 1;
+  for (uint32_t i = 0; i < k; ++i) targets *= inSizes[rank - inputDims + i];
+
+  // At most `targets` tuples, so that each can have its own target.
+  std::vector<uint32_t> tupleShape;
+  if (indicesDims > 1) tupleShape = test::randomSizes(rng, indicesDims - 1, targets);
+  uint64_t tuples = 1;
+  for (uint32_t s : tupleShape) tuples *= s;
+  std::vector<uint32_t> idxSizes(rank, 1);
+  std::copy(tupleShape.begin(), tupleShape.end(), idxSizes.end() - indicesDims);
+  idxSizes[rank - 1] = k;
+
+  std::vector<uint32_t> updSizes(rank, 1);
+  std::vector<uint32_t> upd = tupleShape;
+  upd.insert(upd.end(), inSizes.end() - (inputDims - k), inSizes.end());
+  std::copy(upd.begin(), upd.end(), updSizes.end() - upd.size());
+
+  auto strides = [&](const std::vector<uint32_t>& sizes, bool broadcast) {
+    return strided && test::uniform(rng, 0, 1) ? test::randomStrides(rng, sizes, broadcast) : std::vector<uint32_t>{};
+  };
+  Tensor input(type, inSizes, strides(inSizes, true));
+  Tensor indices(indexType, idxSizes, strides(idxSizes, false));
+  Tensor updates(type, updSizes, strides(updSizes, true));
+  Tensor output(type, inSizes, strided ? test::randomStrides(rng, inSizes, false) : std::vector<uint32_t>{});
+  input.randomize(rng);
+  indices.randomize(rng);  // the gaps between strided indices hold garbage
+  updates.randomize(rng);
+  output.randomize(rng);
+
+  std::vector<uint64_t> order(targets);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  for (uint64_t j = 0; j < tuples; ++j) {
+    uint64_t target = order[j];
+    for (uint32_t i = k; i-- > 0;) {
+      const uint32_t size = inSizes[rank - inputDims + i];
+      int64_t c = static_cast<int64_t>(target % size);
+      target /= size;
+      if (isSigned(indexType) && test::uniform(rng, 0, 1)) c -= size;  // the same element, from the end
+      indices.set(j * k + i, test::bitsOfInteger(indexType, c));
+    }
+  }
+  ScatterNd s;
+  test::run(s.make(input, indices, updates, output, inputDims, indicesDims), {&input, &indices, &updates}, {&output});
+  test::expectSameElements(output, reference(input, indices, updates, inputDims));
+}
+
+}  // namespace
+
+TEST_CASE("scatter_nd: worked example from the DirectML page, every index type") {
+  for (auto indexType : kIndexTypes) {
+    CAPTURE(std::string(test::typeName(indexType)));
+    // The page's {8} input and {4} updates, padded to the indices' DimensionCount 2.
+    Tensor input = values(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 8}, {1, 2, 3, 4, 5, 6, 7, 8});
+    Tensor indices = indexTensor(indexType, {4, 1}, {4, 3, 1, 7});
+    Tensor updates = values(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 4}, {9, 10, 11, 12});
+    Tensor output(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 8});
+    ScatterNd s;
+    test::run(s.make(input, indices, updates, output, 1, 2), {&input, &indices, &updates}, {&output});
+    test::expectSameElements(output, values(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 8}, {1, 11, 3, 10, 9, 6, 7, 12}));
+  }
+}
+
+TEST_CASE("scatter_nd: ONNX conformance cases") {
+  auto cases = test::conformanceCases("SCATTER_ND");
+  if (test::conformanceDir().empty()) {
+    MESSAGE("skipped: ../shared/conformance/onnx is absent (set VKDML_CONFORMANCE_DIR)");
+    return;
+  }
+  REQUIRE(cases.size() >= 1);
+  for (const auto& path : cases) {
+    CAPTURE(path);
+    test::Json c = test::Json::parseFile(path);
+    Tensor input = test::tensorFromJson(c["inputs"]["InputTensor"]);
+    Tensor indices = test::tensorFromJson(c["inputs"]["IndicesTensor"]);
+    Tensor updates = test::tensorFromJson(c["inputs"]["UpdatesTensor"]);
+    Tensor expected = test::tensorFromJson(c["output"]);
+    // ONNX shapes: pad all four with leading 1s to one DimensionCount.
+    const size_t dc = std::max({input.sizes.size(), indices.sizes.size(), updates.sizes.size()});
+    for (Tensor* t : {&input, &indices, &updates, &expected})
+      t->sizes.insert(t->sizes.begin(), dc - t->sizes.size(), 1);
+    Tensor output(expected.type, expected.sizes);
+    ScatterNd s;
+    test::run(s.make(input, indices, updates, output, uint32_t(c["params"]["InputDimensionCount"].asUint()),
+                     uint32_t(c["params"]["IndicesDimensionCount"].asUint())),
+              {&input, &indices, &updates}, {&output});
+    test::expectSameElements(output, expected);
+  }
+}
+
+TEST_CASE("scatter_nd: random element and slice scatters, every type, index type and rank, packed") {
+  std::mt19937_64 rng(109);
+  for (auto type : test::allTypes())
+    for (auto indexType : kIndexTypes)
+      for (uint32_t rank = 1; rank <= 8; ++rank) {
+        CAPTURE(std::string(test::typeName(type)));
+        CAPTURE(std::string(test::typeName(indexType)));
+        CAPTURE(rank);
+        randomScatter(rng, type, indexType, rank, false);
+      }
+}
+
+TEST_CASE("scatter_nd: random scatters with strided and broadcast tensors") {
+  std::mt19937_64 rng(110);
+  for (auto type : test::allTypes())
+    for (auto indexType : kIndexTypes)
+      for (uint32_t rank = 1; rank <= 8; ++rank) {
+        CAPTURE(std::string(test::typeName(type)));
+        CAPTURE(std::string(test::typeName(indexType)));
+        CAPTURE(rank);
+        randomScatter(rng, type, indexType, rank, true);
+      }
+}
+
+TEST_CASE("scatter_nd: negative indices count from the end of their dimension") {
+  for (auto indexType : {DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_INT64}) {
+    CAPTURE(std::string(test::typeName(indexType)));
+    Tensor input = values(DML_TENSOR_DATA_TYPE_INT16, {3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+    Tensor indices = indexTensor(indexType, {3, 2}, {-1, -1, -3, 1, 1, -4});  // (2,3), (0,1), (1,0)
+    Tensor updates = values(DML_TENSOR_DATA_TYPE_INT16, {1, 3}, {-5, -6, -7});
+    Tensor output(DML_TENSOR_DATA_TYPE_INT16, {3, 4});
+    ScatterNd s;
+    test::run(s.make(input, indices, updates, output, 2, 2), {&input, &indices, &updates}, {&output});
+    test::expectSameElements(output,
+                             values(DML_TENSOR_DATA_TYPE_INT16, {3, 4}, {0, -6, 2, 3, -7, 5, 6, 7, 8, 9, 10, -5}));
+  }
+}
+
+TEST_CASE("scatter_nd: out-of-range indices are clamped per coordinate, never written outside the tensors") {
+  // A 4x5 output with 2-coordinate tuples; each tuple lands on a distinct element.
+  struct Case {
+    DML_TENSOR_DATA_TYPE type;
+    std::vector<int64_t> indices;  // (row, column) pairs, written as this type's bits
+    std::vector<double> expected;
+  };
+  const int64_t i32min = std::numeric_limits<int32_t>::min(), i32max = std::numeric_limits<int32_t>::max();
+  const int64_t i64min = std::numeric_limits<int64_t>::min(), i64max = std::numeric_limits<int64_t>::max();
+  // Signed: -5 wraps to -1 in a dimension of 4 and clamps to 0; INT_MIN clamps to 0; 9 and INT_MAX to the last.
+  const std::vector<int64_t> signed32 = {-5, 2, 9, 2, i32min, i32max, 1, -6, 2, i32min};
+  const std::vector<int64_t> signed64 = {-5, 2, 9, 2, i64min, i64max, 1, -6, 2, i64min};
+  // Unsigned: all-ones is huge, not -1: it clamps to the last element.
+  const std::vector<int64_t> unsigned32 = {0, 7, 9, 2, 0xFFFFFFFFll, 0, 1, 0x80000000ll, 2, 1};
+  const std::vector<int64_t> unsigned64 = {0, 7, 9, 2, -1, 0, 1, i64min, 2, 1};
+  // Signed targets: (0,2) (3,2) (0,4) (1,0) (2,0); unsigned: (0,4) (3,2) (3,0) (1,4) (2,1).
+  //                                         row 0          row 1          row 2          row 3
+  const std::vector<double> expectSigned = {0, 0, 1, 0, 3, 4, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 2, 0, 0};
+  const std::vector<double> expectUnsigned = {0, 0, 0, 0, 1, 0, 0, 0, 0, 4, 0, 5, 0, 0, 0, 3, 0, 2, 0, 0};
+  for (const Case& c : {Case{DML_TENSOR_DATA_TYPE_INT32, signed32, expectSigned},
+                        Case{DML_TENSOR_DATA_TYPE_INT64, signed64, expectSigned},
+                        Case{DML_TENSOR_DATA_TYPE_UINT32, unsigned32, expectUnsigned},
+                        Case{DML_TENSOR_DATA_TYPE_UINT64, unsigned64, expectUnsigned}}) {
+    CAPTURE(std::string(test::typeName(c.type)));
+    Tensor input(DML_TENSOR_DATA_TYPE_FLOAT64, {4, 5});
+    Tensor indices = indexTensor(c.type, {5, 2}, c.indices);
+    Tensor updates = values(DML_TENSOR_DATA_TYPE_FLOAT64, {1, 5}, {1, 2, 3, 4, 5});
+    Tensor output(DML_TENSOR_DATA_TYPE_FLOAT64, {4, 5});
+    ScatterNd s;
+    test::run(s.make(input, indices, updates, output, 2, 2), {&input, &indices, &updates}, {&output});
+    Tensor expected = values(DML_TENSOR_DATA_TYPE_FLOAT64, {4, 5}, c.expected);
+    test::expectSameElements(output, expected);
+    test::expectSameElements(reference(input, indices, updates, 2), expected);  // the reference agrees
+  }
+  // Slices too: a row index past the end writes the last row, strided.
+  Tensor input = values(DML_TENSOR_DATA_TYPE_UINT8, {3, 2}, {1, 2, 3, 4, 5, 6});
+  Tensor indices = indexTensor(DML_TENSOR_DATA_TYPE_INT32, {1, 1}, {1000}, {5, 3});
+  Tensor updates(DML_TENSOR_DATA_TYPE_UINT8, {1, 2}, {0, 3});
+  updates.set(0, 8);
+  updates.set(1, 9);
+  Tensor output(DML_TENSOR_DATA_TYPE_UINT8, {3, 2}, {4, 1});
+  ScatterNd s;
+  test::run(s.make(input, indices, updates, output, 2, 2), {&input, &indices, &updates}, {&output});
+  test::expectSameElements(output, values(DML_TENSOR_DATA_TYPE_UINT8, {3, 2}, {1, 2, 3, 4, 8, 9}));
+}
+
+TEST_CASE("scatter_nd: in place, the output bound to the input's range") {
+  std::mt19937_64 rng(7);
+  // Packed, and strided with gaps: the same layout for input and output.
+  for (bool strided : {false, true}) {
+    CAPTURE(strided);
+    const std::vector<uint32_t> sizes = {6, 5, 7};
+    Tensor input(DML_TENSOR_DATA_TYPE_FLOAT16, sizes,
+                 strided ? std::vector<uint32_t>{80, 14, 2} : std::vector<uint32_t>{});
+    input.randomize(rng);
+    Tensor indices = indexTensor(DML_TENSOR_DATA_TYPE_INT64, {1, 3, 2}, {5, 0, -6, 4, 2, 2});  // rows of 7
+    Tensor updates(DML_TENSOR_DATA_TYPE_FLOAT16, {1, 3, 7});
+    updates.randomize(rng);
+    Tensor output(DML_TENSOR_DATA_TYPE_FLOAT16, sizes, input.strides);
+    ScatterNd s;
+    Tensor result = input;
+    result.bytes = runInPlace(s.make(input, indices, updates, output, 3, 3), input, indices, updates);
+    test::expectSameElements(result, reference(input, indices, updates, 3));
+    // The gaps between strided elements keep their bytes.
+    Tensor gaps = input;
+    for (uint64_t i = 0; i < gaps.elementCount(); ++i) gaps.set(i, result.get(i));
+    CHECK(gaps.bytes == result.bytes);
+  }
+}
+
+TEST_CASE("scatter_nd: grid-stride loops over tuples and along slices") {
+  // 4100 tuples of 257 UINT8: more tuples than the grid has rows and longer
+  // slices than its rows are wide (runtime: rowGrid's 4096 groups of 256).
+  // In place, so the copy is skipped, with a byte-wise reference: lavapipe is slow.
+  const uint32_t rows = 4100, width = 257;
+  std::mt19937_64 rng(3);
+  Tensor data(DML_TENSOR_DATA_TYPE_UINT8, {rows, width});
+  Tensor indices(DML_TENSOR_DATA_TYPE_UINT32, {rows, 1});
+  Tensor updates(DML_TENSOR_DATA_TYPE_UINT8, {rows, width});
+  data.randomize(rng);
+  updates.randomize(rng);
+  std::vector<uint32_t> order(rows);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<uint8_t> expected = data.bytes;
+  for (uint32_t j = 0; j < rows; ++j) {
+    indices.set(j, order[j]);
+    std::memcpy(expected.data() + uint64_t(order[j]) * width, updates.bytes.data() + uint64_t(j) * width, width);
+  }
+  Tensor output(DML_TENSOR_DATA_TYPE_UINT8, {rows, width});
+  ScatterNd s;
+  std::vector<uint8_t> result = runInPlace(s.make(data, indices, updates, output, 2, 2), data, indices, updates);
+  uint64_t wrong = 0;
+  for (uint64_t i = 0; i < expected.size(); ++i) wrong += result[i] != expected[i];
+  CHECK(wrong == 0);
+}
+
+TEST_CASE("scatter_nd: offsets past 2^32 elements") {
+  // A UINT8 output whose stride puts its last row 2^32 + 1 bytes in: the
+  // kernels take their 64-bit offset variants.
+  const uint32_t stride = 1u << 31;
+  const uint64_t bytes = ((uint64_t(2) * stride + 4) + 3) & ~uint64_t(3);
+  const auto& info = test::device().info();
+  if (info.maxMemoryAllocationSize < bytes) {
+    MESSAGE("skipped: " << info.name << " allocates at most " << info.maxMemoryAllocationSize << " bytes at once");
+    return;
+  }
+  Tensor input = values(DML_TENSOR_DATA_TYPE_UINT8, {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  Tensor indices = indexTensor(DML_TENSOR_DATA_TYPE_UINT64, {2, 1}, {2, 0});
+  Tensor updates = values(DML_TENSOR_DATA_TYPE_UINT8, {2, 4}, {21, 22, 23, 24, 25, 26, 27, 28});
+  UINT sizes[2] = {3, 4}, strides[2] = {stride, 1};
+  DML_BUFFER_TENSOR_DESC outBuffer{DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_FLAG_NONE, 2, sizes, strides, bytes, 0};
+  DML_TENSOR_DESC outDesc{DML_TENSOR_TYPE_BUFFER, &outBuffer};
+  DML_SCATTER_ND_OPERATOR_DESC desc{input.desc(), indices.desc(), updates.desc(), &outDesc, 2, 2};
+  auto compiled = test::device().compileOperator(test::device().createOperator({DML_OPERATOR_SCATTER_ND, &desc}));
+  vkdml::Buffer in = upload(input), idx = upload(indices), upd = upload(updates);
+  vkdml::Buffer out = test::device().createBuffer(bytes);
+  auto table = compiled.createBindingTable();
+  table.bindInputs({{&in, 0, in.size()}, {&idx, 0, idx.size()}, {&upd, 0, upd.size()}});
+  table.bindOutputs({{&out, 0, bytes}});
+  test::device().execute(compiled, table);
+  const uint8_t expected[3][4] = {{25, 26, 27, 28}, {5, 6, 7, 8}, {21, 22, 23, 24}};
+  for (uint32_t r = 0; r < 3; ++r) {
+    uint8_t row[4];
+    out.download(row, 4, uint64_t(r) * stride);
+    for (uint32_t x = 0; x < 4; ++x) {
+      CAPTURE(r);
+      CAPTURE(x);
+      CHECK(row[x] == expected[r][x]);
+    }
+  }
+}
+
+TEST_CASE("scatter_nd: validation rules") {
+  // input {1,4,5} (InputDimensionCount 2), indices {1,3,1} (IndicesDimensionCount 2), updates {1,3,5}.
+  Tensor input(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 4, 5});
+  Tensor indices(DML_TENSOR_DATA_TYPE_INT32, {1, 3, 1});
+  Tensor updates(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 3, 5});
+  Tensor output(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 4, 5});
+  ScatterNd s;
+  REQUIRE_FALSE(vkdml::validate(s.make(input, indices, updates, output, 2, 2)).has_value());
+  REQUIRE_FALSE(vkdml::validate(s.make(input, indices, updates, output, 2, 3)).has_value());
+
+  SUBCASE("every tensor is required") {
+    s.make(input, indices, updates, output, 2, 2);
+    s.desc.InputTensor = nullptr;
+    test::expectInvalid(s.op, "InputTensor", {"null"});
+    s.make(input, indices, updates, output, 2, 2);
+    s.desc.IndicesTensor = nullptr;
+    test::expectInvalid(s.op, "IndicesTensor", {"null"});
+    s.make(input, indices, updates, output, 2, 2);
+    s.desc.UpdatesTensor = nullptr;
+    test::expectInvalid(s.op, "UpdatesTensor", {"null"});
+    s.make(input, indices, updates, output, 2, 2);
+    s.desc.OutputTensor = nullptr;
+    test::expectInvalid(s.op, "OutputTensor", {"null"});
+  }
+  SUBCASE("the indices share the input's DimensionCount") {
+    Tensor idx(DML_TENSOR_DATA_TYPE_INT32, {3, 1});
+    test::expectInvalid(s.make(input, idx, updates, output, 2, 2), "IndicesTensor.DimensionCount", {"3", "2"});
+  }
+  SUBCASE("the updates share the input's DimensionCount") {
+    Tensor upd(DML_TENSOR_DATA_TYPE_FLOAT32, {3, 5});
+    test::expectInvalid(s.make(input, indices, upd, output, 2, 2), "UpdatesTensor.DimensionCount", {"3", "2"});
+  }
+  SUBCASE("the output shares the input's DimensionCount") {
+    Tensor out(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, 4, 5});
+    test::expectInvalid(s.make(input, indices, updates, out, 2, 2), "OutputTensor.DimensionCount", {"3", "4"});
+  }
+  SUBCASE("the updates have the input's data type") {
+    Tensor upd(DML_TENSOR_DATA_TYPE_FLOAT16, {1, 3, 5});
+    test::expectInvalid(s.make(input, indices, upd, output, 2, 2), "UpdatesTensor.DataType", {"FLOAT16", "FLOAT32"});
+  }
+  SUBCASE("the output has the input's data type") {
+    Tensor out(DML_TENSOR_DATA_TYPE_UINT32, {1, 4, 5});
+    test::expectInvalid(s.make(input, indices, updates, out, 2, 2), "OutputTensor.DataType", {"UINT32", "FLOAT32"});
+  }
+  SUBCASE("indices are INT32, UINT32, INT64 or UINT64") {
+    for (auto type : {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_UINT8}) {
+      Tensor idx(type, {1, 3, 1});
+      test::expectInvalid(s.make(input, idx, updates, output, 2, 2), "IndicesTensor.DataType",
+                          {test::typeName(type), "INT32, UINT32, INT64, UINT64"});
+    }
+  }
+  SUBCASE("the output has the input's sizes") {
+    Tensor out(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 4, 6});
+    test::expectInvalid(s.make(input, indices, updates, out, 2, 2), "OutputTensor.Sizes[2]", {"5", "6"});
+  }
+  SUBCASE("InputDimensionCount is 1..DimensionCount") {
+    test::expectInvalid(s.make(input, indices, updates, output, 0, 2), "InputDimensionCount", {"1..3", "0"});
+    test::expectInvalid(s.make(input, indices, updates, output, 4, 2), "InputDimensionCount", {"1..3", "4"});
+  }
+  SUBCASE("IndicesDimensionCount is 1..DimensionCount") {
+    test::expectInvalid(s.make(input, indices, updates, output, 2, 0), "IndicesDimensionCount", {"1..3", "0"});
+    test::expectInvalid(s.make(input, indices, updates, output, 2, 4), "IndicesDimensionCount", {"1..3", "4"});
+  }
+  SUBCASE("the input's dimensions before the last InputDimensionCount are 1") {
+    Tensor in(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 4, 5});
+    Tensor out(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 4, 5});
+    test::expectInvalid(s.make(in, indices, updates, out, 2, 2), "InputTensor.Sizes[0]",
+                        {"InputDimensionCount = 2", "{2,4,5}"});
+  }
+  SUBCASE("the indices' dimensions before the last IndicesDimensionCount are 1") {
+    Tensor idx(DML_TENSOR_DATA_TYPE_INT32, {2, 3, 1});
+    test::expectInvalid(s.make(input, idx, updates, output, 2, 2), "IndicesTensor.Sizes[0]",
+                        {"IndicesDimensionCount = 2", "{2,3,1}"});
+  }
+  SUBCASE("the tuple length is at most InputDimensionCount") {
+    Tensor idx(DML_TENSOR_DATA_TYPE_INT32, {1, 3, 3});
+    Tensor upd(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 1, 3});
+    test::expectInvalid(s.make(input, idx, upd, output, 2, 2), "IndicesTensor.Sizes[2]",
+                        {"InputDimensionCount = 2", "not 3"});
+  }
+  SUBCASE("the updates' shape fits in DimensionCount") {
+    // indices {2,3,1} (all meaningful): updates would be {2,3} ++ {4,5} = 4 dimensions.
+    Tensor in(DML_TENSOR_DATA_TYPE_FLOAT32, {3, 4, 5});
+    Tensor out(DML_TENSOR_DATA_TYPE_FLOAT32, {3, 4, 5});
+    Tensor idx(DML_TENSOR_DATA_TYPE_INT32, {2, 3, 1});
+    Tensor upd(DML_TENSOR_DATA_TYPE_FLOAT32, {3, 4, 5});
+    test::expectInvalid(s.make(in, idx, upd, out, 3, 3), "UpdatesTensor.DimensionCount", {"{2,3,4,5}", "4", "3"});
+  }
+  SUBCASE("the updates' sizes are the indices' leading sizes then the input's trailing ones") {
+    Tensor upd(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 3, 4});
+    test::expectInvalid(s.make(input, indices, upd, output, 2, 2), "UpdatesTensor.Sizes[2]", {"{1,3,5}", "{1,3,4}"});
+    Tensor upd2(DML_TENSOR_DATA_TYPE_FLOAT32, {3, 1, 5});
+    test::expectInvalid(s.make(input, indices, upd2, output, 2, 2), "UpdatesTensor.Sizes[0]", {"{1,3,5}", "{3,1,5}"});
+  }
+  SUBCASE("an output's elements must not overlap") {
+    Tensor out(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 4, 5}, {20, 0, 1});
+    test::expectInvalid(s.make(input, indices, updates, out, 2, 2), "OutputTensor.Strides", {"overlap"});
+  }
+  SUBCASE("each tensor's own descriptor is checked") {
+    s.make(input, indices, updates, output, 2, 2);
+    indices.buffer.TotalTensorSizeInBytes = 4;
+    test::expectInvalid(s.op, "IndicesTensor.TotalTensorSizeInBytes", {"12"});
+  }
+}
