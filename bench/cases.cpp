@@ -103,6 +103,34 @@ std::unique_ptr<Case> diagonal(UINT batch, UINT size, bool withInput) {
   return c;
 }
 
+// torch's clone + index_put of `updated` rows of `width` FLOAT32 into `rows`
+// rows: ScatterND out of place, INT64 row indices (distinct rows).
+std::unique_ptr<Case> scatterRows(UINT rows, UINT updated, UINT width) {
+  auto c = std::make_unique<Case>();
+  c->op = "scatter";
+  c->name = "clone + scatter of rows";
+  c->shape = concat(updated, " rows of ", width, " into ", rows);
+  c->dtype = "FLOAT32";
+  TensorSpec& input = c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, {rows, width});
+  TensorSpec& indices = c->tensor(DML_TENSOR_DATA_TYPE_INT64, {updated, 1});
+  TensorSpec& updates = c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, {updated, width});
+  TensorSpec& output = c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, {rows, width});
+  c->inputs = {&input, &indices, &updates};
+  c->outputs = {&output};
+  auto& d = c->own(DML_SCATTER_ND_OPERATOR_DESC{&input.desc, &indices.desc, &updates.desc, &output.desc, 2, 2});
+  c->desc = {DML_OPERATOR_SCATTER_ND, &d};
+  c->prepare = [rows, updated](std::vector<vkdml::Buffer>& buffers) {
+    std::vector<int64_t> rowIndices(updated);
+    const uint64_t step = rows / updated;  // distinct rows spread over the tensor
+    for (uint64_t i = 0; i < updated; ++i) rowIndices[i] = static_cast<int64_t>(step * ((i * 7919) % updated));
+    buffers[1].upload(rowIndices.data(), rowIndices.size() * 8);
+  };
+  // Read the input and write the output, read the indices and the updates and
+  // write the rows again.
+  c->bytesMoved = 2 * input.elements() * 4 + indices.elements() * 8 + 2 * updates.elements() * 4;
+  return c;
+}
+
 // A UINT8 x INT8 convolution with per-tensor zero points, square kernel.
 std::unique_ptr<Case> convolution(std::string name, UINT n, UINT c, UINT oc, UINT hw, UINT k, UINT stride, UINT pad) {
   auto cs = std::make_unique<Case>();
@@ -156,6 +184,7 @@ void addDataMovementCases(Cases& cases, bool large) {
       slice("slice [:, :, 1:] (unit inner stride)", {n, c, 1024, 512}, {0, 0, 1, 0}, {n, c, 1023, 512}, {1, 1, 1, 1}));
   cases.push_back(
       slice("strided slice [:, :, ::2, 1::2]", {n, c, 1024, 1024}, {0, 0, 0, 1}, {n, c, 1024, 1023}, {1, 1, 2, 2}));
+  cases.push_back(scatterRows(large ? 1u << 20 : 1u << 14, large ? 1u << 18 : 1u << 12, 256));
   cases.push_back(diagonal(large ? 16 : 1, large ? 4096 : 1024, true));
   cases.push_back(diagonal(large ? 16 : 1, large ? 4096 : 1024, false));
   cases.push_back(slice("flip dim 2", {n, c, 1024, 512}, {0, 0, 0, 0}, {n, c, 1024, 512}, {1, 1, -1, 1}));
