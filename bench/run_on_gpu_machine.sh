@@ -1,0 +1,16 @@
+#!/bin/bash
+# Runs the test suite and the large benchmarks on a machine without a Vulkan
+# loader (the H200 machine): unpacks the Debian loader packages from .gl/ and
+# takes the binaries, the validation layer and the conformance cases from
+# .gpu/ (see bench/RESULTS.md for how they are gathered). Writes to $OUT.
+for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export XDG_RUNTIME_DIR=/tmp
+export LD_LIBRARY_PATH=$PWD/.gpu:$PWD/.gpu/layers VK_LAYER_PATH=$PWD/.gpu/layers VKDML_CONFORMANCE_DIR=$PWD/.gpu/conformance
+ls /usr/local/nvidia/share/vulkan/icd.d/ /etc/vulkan/icd.d /usr/share/vulkan/icd.d 2>&1 | head
+if ! vulkaninfo --summary > $OUT/vulkaninfo.txt 2>&1; then
+  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+  vulkaninfo --summary > $OUT/vulkaninfo.txt 2>&1 || { head -5 $OUT/vulkaninfo.txt; exit 1; }
+fi
+grep -E "deviceName|driverVersion|apiVersion" $OUT/vulkaninfo.txt | head -6
+export VKDML_DEVICE=NVIDIA
+.gpu/vkdml_tests "$@" > $OUT/tests.txt 2>&1; echo "tests exit $?"; tail -4 $OUT/tests.txt; grep -E "ERROR|validation" $OUT/tests.txt | head -20
+.gpu/vkdml_bench --large --json $OUT/bench.json 2>&1 | tee $OUT/bench.txt
