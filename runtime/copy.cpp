@@ -1,14 +1,14 @@
 #include "copy.hpp"
 
+#include <algorithm>
+
 namespace vkdml {
 namespace detail {
 
 namespace {
-constexpr uint32_t kGroupSize = 256;
-
 // Mirrors `CopySegment` and `CopyParams` in shaders/copy.comp (std430).
 struct CopySegment {
-  uint64_t firstElement;
+  uint64_t firstRow;
   uint64_t inputOffset;
   uint64_t outputOffset;
   int64_t inputStrides[kMaxDims];
@@ -22,11 +22,13 @@ struct CopySegment {
 static_assert(sizeof(CopySegment) == 200, "std430 layout of CopySegment");
 
 struct CopyParamsHeader {
-  uint64_t totalElements;
+  uint64_t totalRows;
   uint32_t segmentCount;
+  uint32_t columnShift;  // log2 of the invocations along one row
+  uint32_t rowStride;    // rows walked at once by the whole grid
   uint32_t pad;
 };
-static_assert(sizeof(CopyParamsHeader) == 16, "std430 layout of CopyParams");
+static_assert(sizeof(CopyParamsHeader) == 24, "std430 layout of CopyParams");
 }  // namespace
 
 CopyBox boxOf(const TensorInfo& input, const TensorInfo& output, uint32_t inputSlot, uint32_t outputSlot) {
@@ -73,38 +75,92 @@ CopyBox collapse(const CopyBox& box) {
   return out;
 }
 
-Dispatch planCopy(const std::vector<CopyBox>& boxes, uint32_t elementSize, uint64_t largestFootprint,
-                  const DeviceInfo& device) {
+namespace {
+constexpr uint32_t kVectorBytes = 16;
+constexpr uint32_t kGroupSize = 256;
+// 1 M invocations: several times what a large GPU (an H200: about 270 K) holds at once.
+constexpr uint64_t kMaxGroups = 4096;
+
+// Whether a collapsed box's rows are contiguous runs that can move as
+// 16-byte vectors: unit innermost strides, and every offset and outer stride
+// (hence every row's start) a multiple of 16 bytes from 16-byte-aligned bases.
+bool vectorizable(const CopyBox& box, uint32_t elementSize) {
+  const uint32_t last = box.rank - 1;
+  if (box.inputStrides[last] != 1 || box.outputStrides[last] != 1) return false;
+  auto aligned = [&](int64_t elements) { return (elements * int64_t(elementSize)) % kVectorBytes == 0; };
+  if (!aligned(box.sizes[last]) || !aligned(int64_t(box.inputOffset)) || !aligned(int64_t(box.outputOffset)))
+    return false;
+  for (uint32_t d = 0; d < last; ++d)
+    if (!aligned(box.inputStrides[d]) || !aligned(box.outputStrides[d])) return false;
+  return true;
+}
+
+// The same box in 16-byte elements.
+CopyBox toVectors(CopyBox box, uint32_t elementSize) {
+  const int64_t per = kVectorBytes / elementSize;
+  const uint32_t last = box.rank - 1;
+  box.sizes[last] = static_cast<uint32_t>(box.sizes[last] / per);
+  for (uint32_t d = 0; d < last; ++d) {
+    box.inputStrides[d] /= per;
+    box.outputStrides[d] /= per;
+  }
+  box.inputOffset /= static_cast<uint64_t>(per);
+  box.outputOffset /= static_cast<uint64_t>(per);
+  return box;
+}
+}  // namespace
+
+Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, uint64_t largestFootprint,
+                  uint32_t baseAlignment) {
+  std::vector<CopyBox> boxes;
+  for (const CopyBox& original : originals) boxes.push_back(collapse(original));
+  // One element size serves the whole dispatch: vectors only if every box allows them.
+  bool vectors =
+      elementSize < kVectorBytes && baseAlignment % kVectorBytes == 0 &&
+      std::all_of(boxes.begin(), boxes.end(), [&](const CopyBox& b) { return vectorizable(b, elementSize); });
+  if (vectors)
+    for (CopyBox& box : boxes) box = toVectors(box, elementSize);
+  const uint32_t unit = vectors ? kVectorBytes : elementSize;
+
   bool index64 = largestFootprint > (uint64_t(1) << 32);
   Dispatch d;
-  d.kernel = concat("copy_e", elementSize, index64 ? "_i64" : "_i32");
-  d.specialization = {kGroupSize};
-  CopyParamsHeader header{0, static_cast<uint32_t>(boxes.size()), 0};
+  d.kernel = concat("copy_e", unit, index64 ? "_i64" : "_i32");
+  CopyParamsHeader header{0, static_cast<uint32_t>(boxes.size()), 0, 0, 0};
   std::vector<CopySegment> segments;
-  for (const CopyBox& original : boxes) {
-    CopyBox box = collapse(original);
+  uint64_t longestRow = 1;
+  for (const CopyBox& box : boxes) {
     CopySegment s{};
-    s.firstElement = header.totalElements;
-    s.inputOffset = original.inputOffset;
-    s.outputOffset = original.outputOffset;
+    s.firstRow = header.totalRows;
+    s.inputOffset = box.inputOffset;
+    s.outputOffset = box.outputOffset;
     s.rank = box.rank;
     s.inputSlot = box.inputSlot;
     s.outputSlot = box.outputSlot;
-    uint64_t count = 1;
+    uint64_t rows = 1;
     for (uint32_t i = 0; i < kMaxDims; ++i) s.sizes[i] = 1;
     for (uint32_t i = 0; i < box.rank; ++i) {  // stored aligned to the end
       uint32_t at = kMaxDims - box.rank + i;
       s.sizes[at] = box.sizes[i];
       s.inputStrides[at] = box.inputStrides[i];
       s.outputStrides[at] = box.outputStrides[i];
-      count *= box.sizes[i];
+      if (i + 1 < box.rank) rows *= box.sizes[i];
     }
-    header.totalElements += count;
+    longestRow = std::max<uint64_t>(longestRow, box.sizes[box.rank - 1]);
+    header.totalRows += rows;
     segments.push_back(s);
   }
+  // Lanes per row: the row's length rounded up to a power of two, at most a
+  // group; groups: enough for every row, at most kMaxGroups (the loops in the
+  // shader do the rest).
+  while ((1u << header.columnShift) < kGroupSize && (1u << header.columnShift) < longestRow) ++header.columnShift;
+  const uint64_t lanes = header.totalRows << header.columnShift;
+  const uint32_t groups =
+      static_cast<uint32_t>(std::clamp<uint64_t>((lanes + kGroupSize - 1) / kGroupSize, 1, kMaxGroups));
+  header.rowStride = (groups * kGroupSize) >> header.columnShift;
+  d.specialization = {kGroupSize};
+  d.groups = {groups, 1, 1};
   d.params = bytesOf(header);
   for (const auto& s : segments) appendBytes(d.params, s);
-  d.groups = {gridGroups(header.totalElements, kGroupSize, device), 1, 1};
   return d;
 }
 

@@ -30,9 +30,10 @@ CopyBox boxOf(const TensorInfo& input, const TensorInfo& output, uint32_t inputS
 CopyBox collapse(const CopyBox& box);
 
 // One dispatch copying every box; `largestFootprint` (in elements) picks
-// 32- or 64-bit offset arithmetic.
+// 32- or 64-bit offset arithmetic; `baseAlignment` is the smallest offset
+// alignment promised for the tensors' bindings (TensorInfo::offsetAlignment).
 Dispatch planCopy(const std::vector<CopyBox>& boxes, uint32_t elementSize, uint64_t largestFootprint,
-                  const DeviceInfo& device);
+                  uint32_t baseAlignment);
 
 }  // namespace detail
 }  // namespace vkdml

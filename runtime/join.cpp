@@ -12,8 +12,9 @@ struct JoinPlan : OperatorPlan {
   std::vector<CopyBox> boxes;
   uint32_t elementSize = 0;
   uint64_t largestFootprint = 0;
-  std::vector<Dispatch> plan(const DeviceInfo& device) const override {
-    return {planCopy(boxes, elementSize, largestFootprint, device)};
+  uint32_t baseAlignment = 0;  // the smallest of the tensors' offset alignments
+  std::vector<Dispatch> plan(const DeviceInfo&) const override {
+    return {planCopy(boxes, elementSize, largestFootprint, baseAlignment)};
   }
 };
 }  // namespace
@@ -30,6 +31,7 @@ std::shared_ptr<OperatorPlan> createJoin(const DML_JOIN_OPERATOR_DESC& desc) {
   const uint32_t axis = desc.Axis;
   uint64_t axisTotal = 0;
   p->largestFootprint = out.footprintElements;
+  p->baseAlignment = out.offsetAlignment;
   p->elementSize = out.elementSize;
   for (uint32_t k = 0; k < desc.InputCount; ++k) {
     const std::string field = concat("InputTensors[", k, "]");
@@ -49,6 +51,7 @@ std::shared_ptr<OperatorPlan> createJoin(const DML_JOIN_OPERATOR_DESC& desc) {
     axisTotal += in.sizes[axis];
     p->boxes.push_back(box);
     p->largestFootprint = std::max(p->largestFootprint, in.footprintElements);
+    p->baseAlignment = std::min(p->baseAlignment, in.offsetAlignment);
     p->inputs.push_back({field, in});
   }
   if (axisTotal != out.sizes[axis])

@@ -57,7 +57,7 @@ struct ScatterNdPlan : OperatorPlan {
   TensorInfo input, indices, updates, output;
   uint32_t inputDims = 0, indicesDims = 0;
 
-  std::vector<Dispatch> plan(const DeviceInfo& device) const override {
+  std::vector<Dispatch> plan(const DeviceInfo&) const override {
     const uint32_t dc = input.rank;
     const uint32_t k = indices.sizes[dc - 1];
     const uint32_t sliceDims = inputDims - k;
@@ -65,7 +65,8 @@ struct ScatterNdPlan : OperatorPlan {
 
     // Slots: 0 input, 1 indices, 2 updates, 3 output.
     Dispatch copy = planCopy({boxOf(input, output, 0, 3)}, output.elementSize,
-                             std::max(input.footprintElements, output.footprintElements), device);
+                             std::max(input.footprintElements, output.footprintElements),
+                             std::min(input.offsetAlignment, output.offsetAlignment));
     // In place (output bound to the input's range) the copy would copy each
     // element onto itself: skip it. Only identical layouts qualify; the
     // header documents that in-place execution needs them.

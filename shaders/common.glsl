@@ -38,8 +38,11 @@ uint64_t tensorAddress(uint slot) { return BindingTable(pc.bindingsAddress).addr
 #elif ELEMENT_BYTES == 8
 #define STORAGE_T uvec2
 #define ELEMENT_T uvec2
+#elif ELEMENT_BYTES == 16  // contiguous runs moved as vectors (copy.comp)
+#define STORAGE_T uvec4
+#define ELEMENT_T uvec4
 #else
-#error ELEMENT_BYTES must be 1, 2, 4 or 8
+#error ELEMENT_BYTES must be 1, 2, 4, 8 or 16
 #endif
 layout(buffer_reference, std430, buffer_reference_align = ELEMENT_BYTES) buffer ElementRef {
   STORAGE_T value;
@@ -60,3 +63,9 @@ void storeElement(uint64_t base, uint64_t index, ELEMENT_T value) {
 #else
 #define INDEX_T uint
 #endif
+
+// How many of start, start + stride, ... lie below `count`: loops run that
+// many iterations, so no index ever steps past 2^32.
+uint stridedCount(uint start, uint count, uint stride) {
+  return start < count ? (count - 1 - start) / stride + 1 : 0;
+}

@@ -7,11 +7,19 @@
 // the segments laid end to end.
 #include "common.glsl"
 
+// The dispatch walks rows: a row is one run along a segment's innermost
+// dimension, and the segments' rows are laid end to end. Each invocation
+// index splits into a lane along a row (the low columnShift bits) and a row,
+// so the outer coordinates are decoded once per row, not per element. (The
+// split is done here rather than by a 2-D workgroup: lavapipe gives wrong
+// results for workgroups narrower than its SIMD width.) Where rows are
+// contiguous and 16-byte aligned the host re-expresses them in 16-byte
+// elements (ELEMENT_BYTES = 16).
 layout(local_size_x_id = 0) in;
 
 struct CopySegment {
-  uint64_t firstElement;  // where the segment starts in the element space
-  uint64_t inputOffset;   // elements
+  uint64_t firstRow;     // where the segment starts among the dispatch's rows
+  uint64_t inputOffset;  // elements
   uint64_t outputOffset;
   int64_t inputStrides[8];
   int64_t outputStrides[8];
@@ -23,39 +31,54 @@ struct CopySegment {
 };
 
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer CopyParams {
-  uint64_t totalElements;
+  uint64_t totalRows;
   uint segmentCount;
+  uint columnShift;  // log2 of the invocations along one row
+  uint rowStride;    // rows walked at once by the whole grid
   uint pad;
   CopySegment segments[];
 };
 
 void main() {
   CopyParams p = CopyParams(pc.paramsAddress);
-  // Element counts are below 2^32 (DirectML's limit), so the loop runs in 32
+  // Counts are below 2^32 (DirectML's element limit), so the loops run in 32
   // bits: 64-bit loop counters are many times slower on some drivers
   // (lavapipe) and cost registers everywhere.
-  const uint total = uint(p.totalElements);
-  const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  for (uint i = gl_GlobalInvocationID.x; i < total; i += stride) {
-    // The last segment that starts at or before i.
+  const uint rows = uint(p.totalRows);
+  const uint rowStride = p.rowStride;
+  const uint columnStride = 1u << p.columnShift;
+  const uint firstColumn = gl_GlobalInvocationID.x & (columnStride - 1);
+  const uint firstRow = gl_GlobalInvocationID.x >> p.columnShift;
+  const uint myRows = stridedCount(firstRow, rows, rowStride);
+  for (uint r = 0; r < myRows; ++r) {
+    const uint row = firstRow + r * rowStride;
+    // The last segment that starts at or before this row.
     uint lo = 0, hi = p.segmentCount - 1;
     while (lo < hi) {
       uint mid = (lo + hi + 1) >> 1;
-      if (uint(p.segments[mid].firstElement) <= i) lo = mid; else hi = mid - 1;
+      if (uint(p.segments[mid].firstRow) <= row) lo = mid; else hi = mid - 1;
     }
-    uint local = i - uint(p.segments[lo].firstElement);
+    uint local = row - uint(p.segments[lo].firstRow);
     INDEX_T inputIndex = INDEX_T(p.segments[lo].inputOffset);
     INDEX_T outputIndex = INDEX_T(p.segments[lo].outputOffset);
     const uint rank = p.segments[lo].rank;
-    for (uint d = 8; d-- > 8 - rank;) {
+    for (uint d = 7; d-- > 8 - rank;) {  // the outer dimensions
       uint size = p.segments[lo].sizes[d];
       INDEX_T coordinate = INDEX_T(local % size);
       local /= size;
       inputIndex += coordinate * INDEX_T(p.segments[lo].inputStrides[d]);
       outputIndex += coordinate * INDEX_T(p.segments[lo].outputStrides[d]);
     }
-    storeElement(tensorAddress(p.segments[lo].outputSlot), outputIndex,
-                 loadElement(tensorAddress(p.segments[lo].inputSlot), inputIndex));
-    if (i >= total - stride) break;  // i + stride would wrap past 2^32
+    const uint length = p.segments[lo].sizes[7];
+    const INDEX_T inputStep = INDEX_T(p.segments[lo].inputStrides[7]);
+    const INDEX_T outputStep = INDEX_T(p.segments[lo].outputStrides[7]);
+    const uint64_t source = tensorAddress(p.segments[lo].inputSlot);
+    const uint64_t destination = tensorAddress(p.segments[lo].outputSlot);
+    const uint myColumns = stridedCount(firstColumn, length, columnStride);
+    for (uint c = 0; c < myColumns; ++c) {
+      const uint x = firstColumn + c * columnStride;
+      storeElement(destination, outputIndex + INDEX_T(x) * outputStep,
+                   loadElement(source, inputIndex + INDEX_T(x) * inputStep));
+    }
   }
 }
