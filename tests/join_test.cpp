@@ -195,3 +195,20 @@ TEST_CASE("join: validation rules") {
     test::expectInvalid(j.op, "InputTensors[1].TotalTensorSizeInBytes");
   }
 }
+
+TEST_CASE("join: a few long rows spread over many workgroups") {
+  // Each input collapses to one contiguous run of 16-byte vectors, which the
+  // copy kernel splits over hundreds of workgroups; the odd sizes also take
+  // the element-wise path.
+  std::mt19937_64 rng(2);
+  for (uint32_t width : {300000u, 300001u}) {
+    CAPTURE(width);
+    std::vector<Tensor> in = {Tensor(DML_TENSOR_DATA_TYPE_UINT8, {3, width}),
+                              Tensor(DML_TENSOR_DATA_TYPE_UINT8, {2, width})};
+    for (auto& t : in) t.randomize(rng);
+    Tensor out(DML_TENSOR_DATA_TYPE_UINT8, {5, width});
+    Join j;
+    test::run(j.make(in, out, 0), pointers(in), {&out});
+    test::expectSameElements(out, reference(in, out, 0));
+  }
+}
