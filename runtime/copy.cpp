@@ -77,9 +77,6 @@ CopyBox collapse(const CopyBox& box) {
 
 namespace {
 constexpr uint32_t kVectorBytes = 16;
-constexpr uint32_t kGroupSize = 256;
-// 1 M invocations: several times what a large GPU (an H200: about 270 K) holds at once.
-constexpr uint64_t kMaxGroups = 4096;
 
 // Whether a collapsed box's rows are contiguous runs that can move as
 // 16-byte vectors: unit innermost strides, and every offset and outer stride
@@ -149,24 +146,11 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
     header.totalRows += rows;
     segments.push_back(s);
   }
-  // Lanes per row: enough to cover the longest row in one pass, but no more
-  // than an even share of the grid's budget, so that a few long rows (or one
-  // collapsed contiguous run) still spread over the whole GPU; at least 32,
-  // where rows are that long, so that a warp's accesses stay contiguous.
-  const uint64_t budget = kMaxGroups * kGroupSize;
-  uint64_t cover = 1, share = 1;
-  while (cover < longestRow) cover <<= 1;
-  while (share * 2 * header.totalRows <= budget) share <<= 1;
-  const uint64_t lanesPerRow = std::max(std::min<uint64_t>(cover, 32), std::min(cover, share));
-  while ((uint64_t(1) << header.columnShift) < lanesPerRow) ++header.columnShift;
-  // Groups: enough for every row, at most the budget (the shader loops over
-  // the rest), and whole rows' worth of lanes when a row spans several groups.
-  const uint64_t groupsPerRow = std::max<uint64_t>(1, lanesPerRow / kGroupSize);
-  uint64_t groups = std::clamp<uint64_t>((header.totalRows * lanesPerRow + kGroupSize - 1) / kGroupSize, 1, kMaxGroups);
-  groups = (groups + groupsPerRow - 1) / groupsPerRow * groupsPerRow;
-  header.rowStride = static_cast<uint32_t>(groups * kGroupSize / lanesPerRow);
-  d.specialization = {kGroupSize};
-  d.groups = {static_cast<uint32_t>(groups), 1, 1};
+  const LaneGrid grid = laneGrid(longestRow, header.totalRows);
+  header.columnShift = grid.columnShift;
+  header.rowStride = grid.rowStride;
+  d.specialization = {LaneGrid::kGroupSize};
+  d.groups = {grid.groups, 1, 1};
   d.params = bytesOf(header);
   for (const auto& s : segments) appendBytes(d.params, s);
   return d;

@@ -7,7 +7,6 @@ namespace detail {
 
 namespace {
 constexpr const char* kOp = "DML_DIAGONAL_MATRIX1";
-constexpr uint32_t kGroupSize = 256;
 
 // Mirrors `DiagonalParams` in shaders/diagonal_matrix1.comp (std430).
 struct DiagonalParams {
@@ -17,24 +16,30 @@ struct DiagonalParams {
   uint32_t value[2];
   int32_t fillBegin;
   int32_t fillEnd;
-  uint32_t elementCount;
+  uint32_t rows;
   uint32_t hasInput;
+  uint32_t columnShift;
+  uint32_t rowStride;
 };
-static_assert(sizeof(DiagonalParams) == 104, "std430 layout of DiagonalParams");
+static_assert(sizeof(DiagonalParams) == 112, "std430 layout of DiagonalParams");
 
 struct DiagonalMatrix1Plan : OperatorPlan {
   std::optional<TensorInfo> input;
   TensorInfo output;
   DiagonalParams params{};
 
-  std::vector<Dispatch> plan(const DeviceInfo& device) const override {
+  std::vector<Dispatch> plan(const DeviceInfo&) const override {
     bool index64 =
         output.footprintElements > (uint64_t(1) << 32) || (input && input->footprintElements > (uint64_t(1) << 32));
+    DiagonalParams p = params;
+    const LaneGrid grid = laneGrid(p.sizes[3], p.rows);
+    p.columnShift = grid.columnShift;
+    p.rowStride = grid.rowStride;
     Dispatch d;
     d.kernel = concat("diagonal_matrix1_e", output.elementSize, index64 ? "_i64" : "_i32");
-    d.specialization = {kGroupSize};
-    d.params = bytesOf(params);
-    d.groups = {gridGroups(output.elementCount, kGroupSize, device), 1, 1};
+    d.specialization = {LaneGrid::kGroupSize};
+    d.params = bytesOf(p);
+    d.groups = {grid.groups, 1, 1};
     return {d};
   }
 };
@@ -86,7 +91,7 @@ std::shared_ptr<OperatorPlan> createDiagonalMatrix1(const DML_DIAGONAL_MATRIX1_O
   params.value[1] = static_cast<uint32_t>(bits >> 32);
   params.fillBegin = desc.DiagonalFillBegin;
   params.fillEnd = desc.DiagonalFillEnd;
-  params.elementCount = static_cast<uint32_t>(out.elementCount);
+  params.rows = static_cast<uint32_t>(out.elementCount / params.sizes[3]);
   params.hasInput = p->input ? 1 : 0;
 
   p->inputs = {{"InputTensor", p->input}};

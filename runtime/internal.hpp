@@ -175,5 +175,19 @@ struct RowGrid {
 };
 RowGrid rowGrid(uint64_t rowLength, uint64_t rows);
 
+// A 1-D grid for kernels that walk `rows` rows of up to `rowLength` items:
+// each invocation index splits into a lane along a row (its low columnShift
+// bits) and a row; the grid walks rowStride rows at once and the shader loops
+// over the rest (copy.comp, diagonal_matrix1.comp). Lanes per row cover the
+// longest row but take no more than an even share of the grid, so a few long
+// rows still spread over the whole GPU.
+struct LaneGrid {
+  static constexpr uint32_t kGroupSize = 256;
+  uint32_t columnShift = 0;
+  uint32_t rowStride = 1;
+  uint32_t groups = 1;
+};
+LaneGrid laneGrid(uint64_t rowLength, uint64_t rows);
+
 }  // namespace detail
 }  // namespace vkdml

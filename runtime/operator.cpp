@@ -192,6 +192,28 @@ RowGrid rowGrid(uint64_t rowLength, uint64_t rows) {
   return g;
 }
 
+LaneGrid laneGrid(uint64_t rowLength, uint64_t rows) {
+  // 1 M invocations: several times what a large GPU (an H200: about 270 K) holds at once.
+  constexpr uint64_t kMaxGroups = 4096;
+  constexpr uint64_t kGroupSize = LaneGrid::kGroupSize;
+  const uint64_t budget = kMaxGroups * kGroupSize;
+  rows = std::max<uint64_t>(rows, 1);
+  uint64_t cover = 1, share = 1;
+  while (cover < rowLength) cover <<= 1;
+  while (share * 2 * rows <= budget) share <<= 1;
+  // At least 32 lanes where rows are that long, so a warp's accesses stay contiguous.
+  const uint64_t lanesPerRow = std::max(std::min<uint64_t>(cover, 32), std::min(cover, share));
+  LaneGrid g;
+  while ((uint64_t(1) << g.columnShift) < lanesPerRow) ++g.columnShift;
+  // Whole rows' worth of lanes when a row spans several groups.
+  const uint64_t groupsPerRow = std::max<uint64_t>(1, lanesPerRow / kGroupSize);
+  uint64_t groups = std::clamp<uint64_t>((rows * lanesPerRow + kGroupSize - 1) / kGroupSize, 1, kMaxGroups);
+  groups = (groups + groupsPerRow - 1) / groupsPerRow * groupsPerRow;
+  g.groups = static_cast<uint32_t>(groups);
+  g.rowStride = static_cast<uint32_t>(groups * kGroupSize / lanesPerRow);
+  return g;
+}
+
 std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc) {
   if (!desc.Desc)
     throw Error(ErrorCode::InvalidArgument, "DML_OPERATOR_DESC", "Desc", "DML_OPERATOR_DESC: Desc: is null");

@@ -5,6 +5,9 @@
 // the input are moved as bits: a masked NaN or infinity never leaks through.
 #include "common.glsl"
 
+// Rows of the matrices are walked as in copy.comp: an invocation index splits
+// into a lane along a row and a row, so each row's coordinates and band
+// limits are worked out once.
 layout(local_size_x_id = 0) in;
 
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer DiagonalParams {
@@ -14,8 +17,10 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Dia
   uvec2 value;              // the first ELEMENT_BYTES bytes of DML_SCALAR_UNION, zero-extended
   int fillBegin;
   int fillEnd;
-  uint elementCount;
+  uint rows;                // batch0 * batch1 * height
   uint hasInput;
+  uint columnShift;         // log2 of the invocations along one row
+  uint rowStride;           // rows walked at once by the whole grid
 };
 
 ELEMENT_T valueBits(uvec2 v) {
@@ -28,36 +33,37 @@ ELEMENT_T valueBits(uvec2 v) {
 
 void main() {
   DiagonalParams p = DiagonalParams(pc.paramsAddress);
-  const uint total = p.elementCount;  // < 2^32: the loop runs in 32 bits (see copy.comp)
-  const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const uint64_t outputAddress = tensorAddress(1);  // slot 0 is the input, present or not
   const uint64_t inputAddress = p.hasInput != 0 ? tensorAddress(0) : 0;
   const ELEMENT_T value = valueBits(p.value);
-  // The band test in 64 bits: x - y spans about +-2^32, Begin/End the whole INT32 range.
-  const int64_t begin = p.fillBegin, end = p.fillEnd;
-  const bool inverted = end >= begin;
-  for (uint i = gl_GlobalInvocationID.x; i < total; i += stride) {
-    uint rest = i;
-    const uint x = rest % p.sizes[3];
-    rest /= p.sizes[3];
-    const uint y = rest % p.sizes[2];
-    rest /= p.sizes[2];
-    const uint b1 = rest % p.sizes[1];
-    const uint b0 = rest / p.sizes[1];
-    const int64_t topX = int64_t(x) - int64_t(y);
-    const bool useValue = inverted != (topX >= begin) != (topX < end);
-    INDEX_T outputIndex = INDEX_T(b0) * INDEX_T(p.outputStrides[0]) + INDEX_T(b1) * INDEX_T(p.outputStrides[1]) +
-                          INDEX_T(y) * INDEX_T(p.outputStrides[2]) + INDEX_T(x) * INDEX_T(p.outputStrides[3]);
-    ELEMENT_T result = value;
-    if (!useValue) {
-      result = ELEMENT_T(0);
-      if (p.hasInput != 0) {
-        INDEX_T inputIndex = INDEX_T(b0) * INDEX_T(p.inputStrides[0]) + INDEX_T(b1) * INDEX_T(p.inputStrides[1]) +
-                             INDEX_T(y) * INDEX_T(p.inputStrides[2]) + INDEX_T(x) * INDEX_T(p.inputStrides[3]);
-        result = loadElement(inputAddress, inputIndex);
-      }
+  const bool inverted = p.fillEnd >= p.fillBegin;
+  const uint width = p.sizes[3];
+  const uint columnStride = 1u << p.columnShift;
+  const uint firstColumn = gl_GlobalInvocationID.x & (columnStride - 1);
+  const uint firstRow = gl_GlobalInvocationID.x >> p.columnShift;
+  const uint myRows = stridedCount(firstRow, p.rows, p.rowStride);
+  for (uint r = 0; r < myRows; ++r) {
+    const uint row = firstRow + r * p.rowStride;
+    const uint y = row % p.sizes[2];
+    const uint b1 = (row / p.sizes[2]) % p.sizes[1];
+    const uint b0 = row / p.sizes[2] / p.sizes[1];
+    // topX = x - y >= Begin  <=>  x >= y + Begin, and topX < End <=> x < y + End,
+    // with the limits (64-bit: Begin and End span INT32) clamped into [0, width].
+    const uint atLeast = uint(clamp(int64_t(y) + p.fillBegin, int64_t(0), int64_t(width)));
+    const uint below = uint(clamp(int64_t(y) + p.fillEnd, int64_t(0), int64_t(width)));
+    const INDEX_T outputRow = INDEX_T(b0) * INDEX_T(p.outputStrides[0]) + INDEX_T(b1) * INDEX_T(p.outputStrides[1]) +
+                              INDEX_T(y) * INDEX_T(p.outputStrides[2]);
+    const INDEX_T inputRow = INDEX_T(b0) * INDEX_T(p.inputStrides[0]) + INDEX_T(b1) * INDEX_T(p.inputStrides[1]) +
+                             INDEX_T(y) * INDEX_T(p.inputStrides[2]);
+    const INDEX_T outputStep = INDEX_T(p.outputStrides[3]), inputStep = INDEX_T(p.inputStrides[3]);
+    const uint myColumns = stridedCount(firstColumn, width, columnStride);
+    for (uint c = 0; c < myColumns; ++c) {
+      const uint x = firstColumn + c * columnStride;
+      const bool useValue = inverted != (x >= atLeast) != (x < below);
+      // Masked positions take Value's bits without reading the input.
+      ELEMENT_T result = value;
+      if (!useValue) result = p.hasInput != 0 ? loadElement(inputAddress, inputRow + INDEX_T(x) * inputStep) : ELEMENT_T(0);
+      storeElement(outputAddress, outputRow + INDEX_T(x) * outputStep, result);
     }
-    storeElement(outputAddress, outputIndex, result);
-    if (i >= total - stride) break;  // i + stride would wrap past 2^32
   }
 }
