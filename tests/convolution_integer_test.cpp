@@ -196,15 +196,7 @@ void runVariants(std::vector<Case> cases, std::mt19937_64& rng, bool strided = f
 }  // namespace
 
 TEST_CASE("convolution_integer: ONNX conformance cases") {
-  auto cases = test::conformanceCases("CONVOLUTION_INTEGER");
-  if (test::conformanceDir().empty()) {
-    MESSAGE("skipped: ../shared/conformance/onnx is absent (set VKDML_CONFORMANCE_DIR)");
-    return;
-  }
-  REQUIRE(cases.size() >= 2);
-  for (const auto& path : cases) {
-    CAPTURE(path);
-    test::Json c = test::Json::parseFile(path);
+  test::forEachConformanceCase("CONVOLUTION_INTEGER", 2, [](const test::Json& c) {
     const test::Json& params = c["params"];
     const test::Json& inputs = c["inputs"];
     auto uints = [](const test::Json& a) {
@@ -228,7 +220,7 @@ TEST_CASE("convolution_integer: ONNX conformance cases") {
     test::expectSameElements(output, expected);
     // The reference agrees with the conformance data.
     test::expectSameElements(reference(conv, input, xzp, filter, wzp, expected.sizes), expected);
-  }
+  });
 }
 
 TEST_CASE("convolution_integer: 1x1 and 3x3 filters") {

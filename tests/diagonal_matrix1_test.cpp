@@ -89,15 +89,7 @@ TEST_CASE("diagonal_matrix1: worked examples from the DirectML page") {
 }
 
 TEST_CASE("diagonal_matrix1: ONNX conformance cases (EyeLike, Trilu)") {
-  auto cases = test::conformanceCases("DIAGONAL_MATRIX1");
-  if (test::conformanceDir().empty()) {
-    MESSAGE("skipped: ../shared/conformance/onnx is absent (set VKDML_CONFORMANCE_DIR)");
-    return;
-  }
-  REQUIRE(cases.size() >= 19);
-  for (const auto& path : cases) {
-    CAPTURE(path);
-    test::Json c = test::Json::parseFile(path);
+  test::forEachConformanceCase("DIAGONAL_MATRIX1", 19, [](const test::Json& c) {
     const test::Json& params = c["params"];
     Tensor expected = test::tensorFromJson(c["output"]);
     Tensor output(expected.type, expected.sizes);
@@ -117,7 +109,7 @@ TEST_CASE("diagonal_matrix1: ONNX conformance cases (EyeLike, Trilu)") {
                      static_cast<int32_t>(params["DiagonalFillEnd"].asInt())),
               {in}, {&output});
     test::expectSameElements(output, expected);
-  }
+  });
 }
 
 TEST_CASE("diagonal_matrix1: random bands over every type, rank 2 to 4, with and without an input") {

@@ -100,15 +100,7 @@ TEST_CASE("join: worked examples from the DirectML page") {
 }
 
 TEST_CASE("join: ONNX conformance cases") {
-  auto cases = test::conformanceCases("JOIN");
-  if (test::conformanceDir().empty()) {
-    MESSAGE("skipped: ../shared/conformance/onnx is absent (set VKDML_CONFORMANCE_DIR)");
-    return;
-  }
-  REQUIRE(cases.size() >= 13);
-  for (const auto& path : cases) {
-    CAPTURE(path);
-    test::Json c = test::Json::parseFile(path);
+  test::forEachConformanceCase("JOIN", 13, [](const test::Json& c) {
     std::vector<Tensor> in;
     for (const auto& t : c["inputs"]["InputTensors"].items) in.push_back(test::tensorFromJson(t));
     Tensor expected = test::tensorFromJson(c["output"]);
@@ -116,7 +108,7 @@ TEST_CASE("join: ONNX conformance cases") {
     Join j;
     test::run(j.make(in, out, static_cast<uint32_t>(c["params"]["Axis"].asUint())), pointers(in), {&out});
     test::expectSameElements(out, expected);
-  }
+  });
 }
 
 TEST_CASE("join: random joins of every type and rank, packed") {

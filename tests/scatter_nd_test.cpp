@@ -185,15 +185,7 @@ TEST_CASE("scatter_nd: worked example from the DirectML page, every index type")
 }
 
 TEST_CASE("scatter_nd: ONNX conformance cases") {
-  auto cases = test::conformanceCases("SCATTER_ND");
-  if (test::conformanceDir().empty()) {
-    MESSAGE("skipped: ../shared/conformance/onnx is absent (set VKDML_CONFORMANCE_DIR)");
-    return;
-  }
-  REQUIRE(cases.size() >= 1);
-  for (const auto& path : cases) {
-    CAPTURE(path);
-    test::Json c = test::Json::parseFile(path);
+  test::forEachConformanceCase("SCATTER_ND", 1, [](const test::Json& c) {
     Tensor input = test::tensorFromJson(c["inputs"]["InputTensor"]);
     Tensor indices = test::tensorFromJson(c["inputs"]["IndicesTensor"]);
     Tensor updates = test::tensorFromJson(c["inputs"]["UpdatesTensor"]);
@@ -208,7 +200,7 @@ TEST_CASE("scatter_nd: ONNX conformance cases") {
                      uint32_t(c["params"]["IndicesDimensionCount"].asUint())),
               {&input, &indices, &updates}, {&output});
     test::expectSameElements(output, expected);
-  }
+  });
 }
 
 TEST_CASE("scatter_nd: random element and slice scatters, every type, index type and rank, packed") {

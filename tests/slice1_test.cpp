@@ -62,15 +62,7 @@ TEST_CASE("slice1: worked examples from the DirectML page") {
 }
 
 TEST_CASE("slice1: ONNX conformance cases") {
-  auto cases = test::conformanceCases("SLICE1");
-  if (test::conformanceDir().empty()) {
-    MESSAGE("skipped: ../shared/conformance/onnx is absent (set VKDML_CONFORMANCE_DIR)");
-    return;
-  }
-  REQUIRE(cases.size() >= 7);
-  for (const auto& path : cases) {
-    CAPTURE(path);
-    test::Json c = test::Json::parseFile(path);
+  test::forEachConformanceCase("SLICE1", 7, [](const test::Json& c) {
     Tensor input = test::tensorFromJson(c["inputs"]["InputTensor"]);
     Tensor expected = test::tensorFromJson(c["output"]);
     Tensor output(expected.type, expected.sizes);
@@ -80,7 +72,7 @@ TEST_CASE("slice1: ONNX conformance cases") {
     for (const auto& v : c["params"]["InputWindowStrides"].items) s.strides.push_back(int32_t(v.asInt()));
     test::run(s.make(input, output), {&input}, {&output});
     test::expectSameElements(output, expected);
-  }
+  });
 }
 
 TEST_CASE("slice1: random windows, negative strides and strided tensors, every type and rank") {

@@ -425,6 +425,19 @@ std::vector<std::string> conformanceCases(const std::string& op) {
   return paths;
 }
 
+void forEachConformanceCase(const std::string& op, size_t expected, const std::function<void(const Json&)>& check) {
+  if (conformanceDir().empty()) {
+    MESSAGE("skipped: ../shared/conformance/onnx is absent (set VKDML_CONFORMANCE_DIR)");
+    return;
+  }
+  std::vector<std::string> cases = conformanceCases(op);
+  REQUIRE(cases.size() >= expected);
+  for (const auto& path : cases) {
+    CAPTURE(path);
+    check(Json::parseFile(path));
+  }
+}
+
 std::string conformanceDir() {
   if (const char* env = std::getenv("VKDML_CONFORMANCE_DIR")) return env;
   std::string dir = VKDML_SOURCE_DIR "/../shared/conformance/onnx";

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -115,6 +116,9 @@ struct Json;
 Tensor tensorFromJson(const Json& json);
 // Every conformance case file whose "op" is `op`, by path.
 std::vector<std::string> conformanceCases(const std::string& op);
+// Runs `check` on each conformance case of `op` (at least `expected` of them
+// must exist); says it skipped when the conformance folder is absent.
+void forEachConformanceCase(const std::string& op, size_t expected, const std::function<void(const Json&)>& check);
 
 // Where the ONNX conformance cases are (../shared/conformance/onnx beside the
 // checkout, or $VKDML_CONFORMANCE_DIR); empty when absent.
