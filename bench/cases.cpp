@@ -174,6 +174,19 @@ void addConvolutionCases(Cases& cases, bool large) {
   }
 }
 
+void addLatencyCases(Cases& cases) {
+  // Small tensors, where launch overhead dominates: read the median time.
+  for (UINT kib : {4u, 64u, 1024u}) {
+    const UINT floats = kib * 256;  // kib KiB of FLOAT32
+    auto join3 = join({1, 1, 1, floats / 3 / 4 * 4}, 3);
+    join3->name = "latency: cat of 3, " + std::to_string(kib) + " KiB out";
+    cases.push_back(std::move(join3));
+    auto flip = slice("latency: flip, " + std::to_string(kib) + " KiB", {1, 1, floats / 64, 64}, {0, 0, 0, 0},
+                      {1, 1, floats / 64, 64}, {1, 1, -1, 1});
+    cases.push_back(std::move(flip));
+  }
+}
+
 void addDataMovementCases(Cases& cases, bool large) {
   // The large shapes are those of ../shared/gpu/H200.md's PyTorch table; the
   // default ones are 1/64 of them.

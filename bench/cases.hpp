@@ -55,6 +55,7 @@ using Cases = std::vector<std::unique_ptr<Case>>;
 // run on lavapipe under a minute.
 void addDataMovementCases(Cases& cases, bool large);
 void addConvolutionCases(Cases& cases, bool large);
+void addLatencyCases(Cases& cases);
 
 std::string dims(const std::vector<UINT>& sizes);
 

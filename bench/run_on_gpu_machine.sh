@@ -1,8 +1,9 @@
 #!/bin/bash
-# Runs the test suite and the large benchmarks on a machine without a Vulkan
-# loader (the H200 machine): unpacks the Debian loader packages from .gl/ and
-# takes the binaries, the validation layer and the conformance cases from
-# .gpu/ (see bench/RESULTS.md for how they are gathered). Writes to $OUT.
+# Runs the test suite, the large benchmarks and bench/compare_torch.py on a
+# machine without a Vulkan loader (the H200 machine): unpacks the Debian loader
+# packages from .gl/ and takes the binaries, the validation layer and the
+# conformance cases from .gpu/ (bench/RESULTS.md says how they are gathered).
+# Writes to $OUT. SKIP_TESTS=1 skips the tests.
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export XDG_RUNTIME_DIR=/tmp
 export LD_LIBRARY_PATH=$PWD/.gpu:$PWD/.gpu/layers VK_LAYER_PATH=$PWD/.gpu/layers VKDML_CONFORMANCE_DIR=$PWD/.gpu/conformance
 ls /usr/local/nvidia/share/vulkan/icd.d/ /etc/vulkan/icd.d /usr/share/vulkan/icd.d 2>&1 | head
@@ -12,5 +13,6 @@ if ! vulkaninfo --summary > $OUT/vulkaninfo.txt 2>&1; then
 fi
 grep -E "deviceName|driverVersion|apiVersion" $OUT/vulkaninfo.txt | head -6
 export VKDML_DEVICE=NVIDIA
-.gpu/vkdml_tests "$@" > $OUT/tests.txt 2>&1; echo "tests exit $?"; tail -4 $OUT/tests.txt; grep -E "ERROR|validation" $OUT/tests.txt | head -20
+[ -n "$SKIP_TESTS" ] || { .gpu/vkdml_tests "$@" > $OUT/tests.txt 2>&1; echo "tests exit $?"; tail -4 $OUT/tests.txt; grep -E "ERROR|validation" $OUT/tests.txt | head -20; }
 .gpu/vkdml_bench --large --json $OUT/bench.json 2>&1 | tee $OUT/bench.txt
+python3 bench/compare_torch.py $OUT/bench.json --markdown 2>&1 | tee $OUT/compare.md

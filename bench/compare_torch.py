@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Runs vkdml's benchmark shapes in PyTorch on the same GPU and prints one
+table: vkdml GB/s, PyTorch GB/s, copy GB/s, and the ratios.
+
+    vkdml_bench --large --json vkdml.json
+    python3 bench/compare_torch.py vkdml.json [--markdown]
+
+Bytes are vkdml's count for the case (read + written), so both columns use
+the same numerator. PyTorch is timed with CUDA events: median of 10 runs after
+3 warm-ups, like vkdml_bench.
+"""
+import json
+import re
+import sys
+
+import torch
+
+
+def median_ms(fn, warmup=3, reps=10):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def dims(text):
+    return [int(d) for d in text.split("x")]
+
+
+def torch_case(result):
+    """The PyTorch work equivalent to one vkdml case, or None."""
+    case, shape, dev = result["case"], result["shape"], "cuda"
+    f32 = torch.float32
+    if case.startswith("cat axis") or case.startswith("latency: cat of 3"):
+        sizes = dims(shape.split(" x ")[1])
+        axis = 3 if case.startswith("latency") else int(case.split()[-1])
+        parts = [torch.rand(sizes, device=dev, dtype=f32) for _ in range(3)]
+        return lambda: torch.cat(parts, dim=axis)
+    if case.startswith("slice [:, :, 1:]"):
+        x = torch.rand(dims(shape), device=dev, dtype=f32)
+        return lambda: x[:, :, 1:].contiguous()
+    if case.startswith("strided slice"):
+        x = torch.rand(dims(shape), device=dev, dtype=f32)
+        return lambda: x[:, :, ::2, 1::2].contiguous()
+    if case.startswith("flip dim 2") or case.startswith("latency: flip"):
+        x = torch.rand(dims(shape), device=dev, dtype=f32)
+        return lambda: torch.flip(x, [2])
+    if case.startswith("clone + scatter of rows"):
+        m = re.match(r"(\d+) rows of (\d+) into (\d+)", shape)
+        updated, width, rows = (int(g) for g in m.groups())
+        x = torch.rand(rows, width, device=dev, dtype=f32)
+        index = torch.randperm(rows, device=dev)[:updated]
+        updates = torch.rand(updated, width, device=dev, dtype=f32)
+        return lambda: x.clone().index_put_((index,), updates)
+    if case.startswith("triu"):
+        m = torch.rand(dims(shape), device=dev, dtype=f32)
+        return lambda: torch.triu(m, 1)
+    if case.startswith("eye"):
+        batch, n, _ = dims(shape)
+        out = torch.empty(batch, n, n, device=dev, dtype=f32)
+        eye = torch.eye(n, device=dev, dtype=f32)
+        return lambda: out.copy_(eye.expand(batch, n, n))  # writes the same bytes as the stack of identities
+    return None
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    vk = json.load(open(sys.argv[1]))
+    markdown = "--markdown" in sys.argv
+    copy_bytes = 1 << 30
+    a = torch.empty(copy_bytes // 4, device="cuda", dtype=torch.float32)
+    b = torch.empty_like(a)
+    torch_copy = 2 * copy_bytes / median_ms(lambda: b.copy_(a)) / 1e6
+    print(f"device: {vk['device']} / {torch.cuda.get_device_name()}; PyTorch {torch.__version__}; "
+          f"torch device copy of 1 GiB: {torch_copy:.0f} GB/s")
+    header = ["operator", "case", "shape", "MB", "vkdml us", "vkdml GB/s", "PyTorch us", "PyTorch GB/s",
+              "copy GB/s", "vkdml/PyTorch", "vkdml/copy"]
+    rows = []
+    for r in vk["results"]:
+        if not r.get("bytes"):
+            continue
+        work = torch_case(r)
+        torch_ms = median_ms(work) if work else float("nan")
+        torch_gbps = r["bytes"] / torch_ms / 1e6 if work else float("nan")
+        rows.append([r["operator"], r["case"], r["shape"], f"{r['bytes'] / 1e6:.1f}", f"{r['median_ns'] / 1e3:.1f}",
+                     f"{r['gbps']:.0f}", f"{torch_ms * 1e3:.1f}", f"{torch_gbps:.0f}", f"{r['copy_gbps']:.0f}",
+                     f"{r['gbps'] / torch_gbps:.2f}", f"{r['ratio_to_copy']:.2f}"])
+        del work
+        torch.cuda.empty_cache()
+    if markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + " --- |" * len(header))
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+    else:
+        widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
+        print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+        for row in rows:
+            print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
