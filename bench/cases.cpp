@@ -154,6 +154,8 @@ std::unique_ptr<Case> convolution(std::string name, UINT n, UINT c, UINT oc, UIN
                                                           padding.data(), padding.data(), 1});
   cs->desc = {DML_OPERATOR_CONVOLUTION_INTEGER, &d};
   cs->operations = 2.0 * n * out * out * oc * c * k * k;  // 2*M*N*K
+  cs->gemm = concat(n * out * out, "x", oc, "x", c * k * k);
+  cs->convolution = concat("stride ", stride, " pad ", pad);
   return cs;
 }
 

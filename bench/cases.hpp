@@ -34,6 +34,8 @@ struct Case {
   std::function<void(std::vector<vkdml::Buffer>& inputs)> prepare;
   uint64_t bytesMoved = 0;  // read + written, for bandwidth-bound cases
   double operations = 0;    // 2*M*N*K, for compute-bound cases
+  std::string gemm;         // "MxNxK" of a convolution's implicit GEMM
+  std::string convolution;  // "stride S pad P" of a convolution
 
   TensorSpec& tensor(DML_TENSOR_DATA_TYPE type, std::vector<UINT> sizes, std::vector<UINT> strides = {});
   // Storage for the operator's own descriptor and arrays, kept with the case.

@@ -3,11 +3,17 @@
 table: vkdml GB/s, PyTorch GB/s, copy GB/s, and the ratios.
 
     vkdml_bench --large --json vkdml.json
-    python3 bench/compare_torch.py vkdml.json [--markdown]
+    python3 bench/compare_torch.py vkdml.json [--markdown] [--ort]
 
 Bytes are vkdml's count for the case (read + written), so both columns use
 the same numerator. PyTorch is timed with CUDA events: median of 10 runs after
 3 warm-ups, like vkdml_bench.
+
+Convolutions get a second table: vkdml's TOPS per path next to
+torch._int_mm (cuBLASLt) on the same GEMM shape (M = N*OH*OW, N = OC,
+K = C*KH*KW; B column-major, its fast layout; no im2col, so it is the GEMM
+alone) and ONNX Runtime's CPU ConvInteger on the whole convolution, where the
+onnx package is there to build its model. Operations are 2*M*N*K throughout.
 """
 import json
 import re
@@ -71,42 +77,55 @@ def torch_case(result):
     return None
 
 
-def main():
-    if len(sys.argv) < 2:
-        print(__doc__)
-        return 2
-    vk = json.load(open(sys.argv[1]))
-    markdown = "--markdown" in sys.argv
-    copy_bytes = 1 << 30
-    a = torch.empty(copy_bytes // 4, device="cuda", dtype=torch.float32)
-    b = torch.empty_like(a)
-    torch_copy = 2 * copy_bytes / median_ms(lambda: b.copy_(a)) / 1e6
-    print(f"device: {vk['device']} / {torch.cuda.get_device_name()}; PyTorch {torch.__version__}; "
-          f"torch device copy of 1 GiB: {torch_copy:.0f} GB/s")
-    header = ["operator", "case", "shape", "MB", "vkdml us", "vkdml GB/s", "PyTorch us", "PyTorch GB/s",
-              "copy GB/s", "vkdml/PyTorch", "vkdml/copy"]
-    rows = []
-    for r in vk["results"]:
-        if not r.get("bytes"):
-            continue
-        work = torch_case(r)
-        torch_ms = median_ms(work) if work else float("nan")
-        torch_gbps = r["bytes"] / torch_ms / 1e6 if work else float("nan")
-        rows.append([r["operator"], r["case"], r["shape"], f"{r['bytes'] / 1e6:.1f}", f"{r['median_ns'] / 1e3:.1f}",
-                     f"{r['gbps']:.0f}", f"{torch_ms * 1e3:.1f}", f"{torch_gbps:.0f}", f"{r['copy_gbps']:.0f}",
-                     f"{r['gbps'] / torch_gbps:.2f}", f"{r['ratio_to_copy']:.2f}"])
-        del work
-        torch.cuda.empty_cache()
-    if markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + " --- |" * len(header))
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
-    else:
-        widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
-        print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-        for row in rows:
-            print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
+def int_mm_tops(gemm):
+    """torch._int_mm on M x K times K x N (B column-major). It needs K and N
+    multiples of 8: they are padded up (more work, counted as the original)."""
+    m, n, k = dims(gemm)
+    kp, np_ = (k + 7) // 8 * 8, (n + 7) // 8 * 8
+    a = torch.randint(-128, 128, (m, kp), dtype=torch.int8, device="cuda")
+    b = torch.randint(-128, 128, (np_, kp), dtype=torch.int8, device="cuda").t()  # column-major K x N
+    ms = median_ms(lambda: torch._int_mm(a, b))
+    return 2 * m * n * k / ms / 1e9
+
+
+def ort_conv_tops(result):
+    """ONNX Runtime's CPU ConvInteger (uint8 input, int8 filter, zero points), or None."""
+    try:
+        import numpy as np
+        import onnx
+        import onnxruntime as ort
+        from onnx import TensorProto, helper
+    except ImportError:
+        return None
+    x_shape, w_shape = (dims(s) for s in result["shape"].split(" * "))
+    stride, pad = (int(v) for v in re.match(r"stride (\d+) pad (\d+)", result["convolution"]).groups())
+    node = helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["y"], strides=[stride] * 2, pads=[pad] * 4)
+    graph = helper.make_graph(
+        [node], "conv",
+        [helper.make_tensor_value_info("x", TensorProto.UINT8, x_shape),
+         helper.make_tensor_value_info("w", TensorProto.INT8, w_shape),
+         helper.make_tensor_value_info("xz", TensorProto.UINT8, []),
+         helper.make_tensor_value_info("wz", TensorProto.INT8, [])],
+        [helper.make_tensor_value_info("y", TensorProto.INT32, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    feeds = {"x": np.random.randint(0, 256, x_shape, dtype=np.uint8),
+             "w": np.random.randint(-128, 128, w_shape, dtype=np.int8),
+             "xz": np.array(128, dtype=np.uint8), "wz": np.array(0, dtype=np.int8)}
+    import time
+    session.run(None, feeds)  # warm-up
+    times = []
+    for _ in range(2):
+        start = time.perf_counter()
+        session.run(None, feeds)
+        times.append(time.perf_counter() - start)
+    m, n, k = dims(result["gemm"])
+    return 2 * m * n * k / min(times) / 1e12
+
+
+def print_table(header, rows, markdown):
+    print_table(header, rows, markdown)
+    convolution_table(vk, markdown)
     return 0
 
 

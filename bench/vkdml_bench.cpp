@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cases.hpp"
+#include "coopmat_peak.h"
 #include "copy_limit.h"
 
 namespace {
@@ -72,16 +73,18 @@ class Timer {
   vkdml::Device& device_;
 };
 
-// A plain compute-shader copy through device addresses: on some drivers
-// (NVIDIA's) vkCmdCopyBuffer runs far below the memory's bandwidth.
-class ComputeCopy {
+// A kernel of the benchmark's own (not vkdml's): SPIR-V embedded at build
+// time, push constants only.
+class RawKernel {
  public:
-  explicit ComputeCopy(vkdml::Device& device) : device_(device.device()) {
+  template <size_t N>
+  RawKernel(vkdml::Device& device, const uint32_t (&spirv)[N], uint32_t pushBytes)
+      : device_(device.device()), pushBytes_(pushBytes) {
     VkShaderModuleCreateInfo module{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    module.codeSize = sizeof kCopyLimitSpirv;
-    module.pCode = kCopyLimitSpirv;
+    module.codeSize = sizeof spirv;
+    module.pCode = spirv;
     vkCreateShaderModule(device_, &module, nullptr, &module_);
-    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, 24};
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, pushBytes};
     VkPipelineLayoutCreateInfo layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     layout.pushConstantRangeCount = 1;
     layout.pPushConstantRanges = &range;
@@ -94,34 +97,62 @@ class ComputeCopy {
     info.layout = layout_;
     vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline_);
   }
-  ~ComputeCopy() {
+  ~RawKernel() {
     vkDestroyPipeline(device_, pipeline_, nullptr);
     vkDestroyPipelineLayout(device_, layout_, nullptr);
     vkDestroyShaderModule(device_, module_, nullptr);
   }
-  ComputeCopy(const ComputeCopy&) = delete;
-  ComputeCopy& operator=(const ComputeCopy&) = delete;
+  RawKernel(const RawKernel&) = delete;
+  RawKernel& operator=(const RawKernel&) = delete;
 
+  void record(VkCommandBuffer cmd, const void* push, uint32_t groups) const {
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+    vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, pushBytes_, push);
+    vkCmdDispatch(cmd, groups, 1, 1);
+  }
+
+ private:
+  VkDevice device_;
+  uint32_t pushBytes_;
+  VkShaderModule module_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+};
+
+// A plain compute-shader copy through device addresses: on some drivers
+// (NVIDIA's) vkCmdCopyBuffer runs far below the memory's bandwidth.
+class ComputeCopy {
+ public:
+  explicit ComputeCopy(vkdml::Device& device) : kernel_(device, kCopyLimitSpirv, 24) {}
   // Copies bytes / 16 vectors (the bytes are a multiple of 16).
   void record(VkCommandBuffer cmd, const vkdml::Buffer& source, const vkdml::Buffer& destination, uint64_t bytes) {
     struct {
       uint64_t source, destination;
       uint32_t count, pad;
     } push{source.address(), destination.address(), static_cast<uint32_t>(bytes / 16), 0};
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
-    vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, &push);
-    vkCmdDispatch(cmd, static_cast<uint32_t>(std::min<uint64_t>((push.count + 255) / 256, 8192)), 1, 1);
+    kernel_.record(cmd, &push, static_cast<uint32_t>(std::min<uint64_t>((push.count + 255) / 256, 8192)));
   }
 
  private:
-  VkDevice device_;
-  VkShaderModule module_ = VK_NULL_HANDLE;
-  VkPipelineLayout layout_ = VK_NULL_HANDLE;
-  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  RawKernel kernel_;
 };
 
+// The int8 cooperative-matrix ceiling: bench/coopmat_peak.comp. Returns ns
+// and sets `operations`.
+double coopmatPeak(vkdml::Device& device, class Timer& timer, const Options& options, double& operations) {
+  RawKernel kernel(device, kCoopmatPeakSpirv, 12);
+  const uint32_t groups = 4096, iterations = 2048;
+  vkdml::Buffer results = device.createBuffer(uint64_t(groups) * 256 * 4);
+  struct {
+    uint64_t results;
+    uint32_t iterations;
+  } push{results.address(), iterations};
+  operations = double(groups) * 8 /* subgroups */ * iterations * 8 /* accumulators */ * 2 * 16 * 16 * 32;
+  return timer.median([&](VkCommandBuffer cmd) { kernel.record(cmd, &push, groups); }, options.warmup, options.reps);
+}
+
 struct Result {
-  std::string op, name, shape, dtype;
+  std::string op, name, shape, dtype, path, gemm, convolution;
   double bytes = 0;                                                          // read + written
   double ns = 0, copyNs = 0, transferNs = 0, computeNs = 0, operations = 0;  // copyNs: the faster copy
 };
@@ -142,6 +173,8 @@ void writeJson(const std::string& path, const std::string& device, const std::ve
     const Result& r = results[i];
     out << "    {\"operator\": \"" << r.op << "\", \"case\": \"" << jsonEscape(r.name) << "\", \"shape\": \"" << r.shape
         << "\", \"dtype\": \"" << r.dtype << "\", \"bytes\": " << r.bytes << ", \"median_ns\": " << r.ns;
+    if (!r.path.empty()) out << ", \"path\": \"" << r.path << "\"";
+    if (!r.gemm.empty()) out << ", \"gemm\": \"" << r.gemm << "\", \"convolution\": \"" << r.convolution << "\"";
     if (r.bytes)
       out << ", \"gbps\": " << r.bytes / r.ns << ", \"copy_gbps\": " << r.bytes / r.copyNs
           << ", \"ratio_to_copy\": " << r.copyNs / r.ns << ", \"copy_buffer_gbps\": " << r.bytes / r.transferNs
@@ -197,13 +230,13 @@ int main(int argc, char** argv) {
     std::vector<Result> results;
     std::printf("%-8s %-38s %-22s %-8s %10s %11s %9s %9s %6s\n", "op", "case", "shape", "dtype", "MB", "median us",
                 "GB/s", "copy GB/s", "ratio");
-    for (auto& c : cases) {
-      if (!options.filter.empty() && (c->op + " " + c->name).find(options.filter) == std::string::npos) continue;
-      vkdml::CompiledOperator compiled = device->compileOperator(device->createOperator(c->desc));
+    // A convolution runs once per path the device has; everything else once.
+    auto runCase = [&](bench::Case& c, const vkdml::CompileOptions& compileOptions, const std::string& path) {
+      vkdml::CompiledOperator compiled = device->compileOperator(device->createOperator(c.desc), compileOptions);
       std::vector<vkdml::Buffer> inputs, outputs;
       std::vector<vkdml::BufferBinding> inputBindings, outputBindings;
-      inputs.reserve(c->inputs.size());
-      for (auto* t : c->inputs) {
+      inputs.reserve(c.inputs.size());
+      for (auto* t : c.inputs) {
         if (!t) {
           inputs.emplace_back();
           inputBindings.push_back({});
@@ -214,9 +247,9 @@ int main(int argc, char** argv) {
         inputs.back().fill(0x3F800000u, bytes & ~uint64_t(3));  // 1.0f; 0x00 / 0x80 / 0x3F as 8-bit
         inputBindings.push_back({&inputs.back(), 0, bytes});
       }
-      if (c->prepare) c->prepare(inputs);
-      outputs.reserve(c->outputs.size());
-      for (auto* t : c->outputs) {
+      if (c.prepare) c.prepare(inputs);
+      outputs.reserve(c.outputs.size());
+      for (auto* t : c.outputs) {
         uint64_t bytes = t->buffer.TotalTensorSizeInBytes;
         outputs.push_back(device->createBuffer(bytes));
         outputBindings.push_back({&outputs.back(), 0, bytes});
@@ -226,17 +259,20 @@ int main(int argc, char** argv) {
       table.bindOutputs(outputBindings);
 
       Result r;
-      r.op = c->op;
-      r.name = c->name;
-      r.shape = c->shape;
-      r.dtype = c->dtype;
-      r.bytes = static_cast<double>(c->bytesMoved);
-      r.operations = c->operations;
+      r.op = c.op;
+      r.name = c.name;
+      r.shape = c.shape;
+      r.dtype = c.dtype;
+      r.path = path;
+      r.gemm = c.gemm;
+      r.convolution = c.convolution;
+      r.bytes = static_cast<double>(c.bytesMoved);
+      r.operations = c.operations;
       r.ns = timer.median([&](VkCommandBuffer cmd) { compiled.record(cmd, table); }, options.warmup, options.reps);
-      if (c->bytesMoved) {
+      if (c.bytesMoved) {
         // The limit: the faster of vkCmdCopyBuffer and a compute-shader copy
         // that read and write as many bytes.
-        uint64_t half = (c->bytesMoved / 2 + 15) & ~uint64_t(15);
+        uint64_t half = (c.bytesMoved / 2 + 15) & ~uint64_t(15);
         vkdml::Buffer src = device->createBuffer(half), dst = device->createBuffer(half);
         r.transferNs = timer.median(
             [&](VkCommandBuffer cmd) {
@@ -251,11 +287,38 @@ int main(int argc, char** argv) {
                     r.shape.c_str(), r.dtype.c_str(), r.bytes / 1e6, r.ns / 1e3, r.bytes / r.ns, r.bytes / r.copyNs,
                     r.copyNs / r.ns);
       } else {
-        std::printf("%-8s %-38s %-22s %-8s %10s %11.1f %9.3f TOPS\n", r.op.c_str(), r.name.c_str(), r.shape.c_str(),
-                    r.dtype.c_str(), "-", r.ns / 1e3, r.operations / r.ns / 1e3);
+        std::printf("%-8s %-38s %-22s %-8s %10s %11.1f %9.3f TOPS\n", r.op.c_str(), (r.name + " [" + path + "]").c_str(),
+                    r.shape.c_str(), r.dtype.c_str(), "-", r.ns / 1e3, r.operations / r.ns / 1e3);
       }
       std::fflush(stdout);
       results.push_back(r);
+    };
+
+    if (info.cooperativeMatrixInt8 && std::string("coopmat peak").find(options.filter) != std::string::npos) {
+      Result r;
+      r.op = "coopmat";
+      r.name = "peak: register-only int8 multiply-adds";
+      r.shape = "16x16x32, 8 accumulators per subgroup";
+      r.dtype = "INT8";
+      r.ns = coopmatPeak(*device, timer, options, r.operations);
+      std::printf("%-8s %-38s %-22s %-8s %10s %11.1f %9.3f TOPS\n", r.op.c_str(), r.name.c_str(), "16x16x32",
+                  r.dtype.c_str(), "-", r.ns / 1e3, r.operations / r.ns / 1e3);
+      results.push_back(r);
+    }
+    for (auto& c : cases) {
+      if (!options.filter.empty() && (c->op + " " + c->name).find(options.filter) == std::string::npos) continue;
+      if (c->op != "conv") {
+        runCase(*c, {}, "");
+        continue;
+      }
+      for (vkdml::ConvolutionPath path : {vkdml::ConvolutionPath::Portable, vkdml::ConvolutionPath::DotProduct,
+                                          vkdml::ConvolutionPath::CooperativeMatrix}) {
+        try {
+          runCase(*c, {path}, vkdml::toString(path));
+        } catch (const vkdml::Error& e) {
+          if (e.code() != vkdml::ErrorCode::Unsupported) throw;
+        }
+      }
     }
     if (!options.json.empty()) writeJson(options.json, info.name, results);
   } catch (const std::exception& e) {

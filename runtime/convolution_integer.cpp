@@ -2,6 +2,7 @@
 // convolution with zero points into INT32, run as a tiled implicit GEMM by
 // shaders/convolution_integer.comp (M = N*OH*OW, N = OC/G, K = C/G*KH*KW).
 #include <algorithm>
+#include <cstdlib>
 
 #include "internal.hpp"
 
@@ -31,7 +32,9 @@ struct ConvolutionIntegerParams {
   uint32_t flags;
 };
 static_assert(sizeof(ConvolutionIntegerParams) == 184, "std430 layout of ConvParams");
-constexpr uint32_t kHasInputZeroPoint = 1, kHasFilterZeroPoint = 2;
+// ConvParams.flags (shaders/convolution_integer.glsl).
+constexpr uint32_t kHasInputZeroPoint = 1, kHasFilterZeroPoint = 2, kInputSigned = 4, kFilterSigned = 8,
+                   kInputRowsContiguous = 16;
 
 // The shader's tile shape (its specialization constants).
 struct TileShape {
@@ -79,6 +82,71 @@ TileShape chooseTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& de
   return t;
 }
 
+// The cooperative-matrix kernel's tile: BM = 128 rows, BN = 128 or 256
+// columns (FN = 2 or 4 fragments per warp), BK = 32, double-buffered.
+// Mirrors the shared-memory sizes of shaders/convolution_integer_coopmat.comp.
+constexpr uint32_t kCoopmatBM = 128, kCoopmatWorkgroup = 256, kCoopmatSubgroup = 32;
+uint32_t coopmatSharedBytes(uint32_t bn) {
+  const uint32_t stage = (kCoopmatBM + bn) * 3 * 16, scratch = 8 * 32 * 16 * 4;
+  return std::max(2 * stage, scratch) + (kCoopmatBM + bn) * 4;
+}
+
+// Why the device cannot run `path`, or empty.
+std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
+  switch (path) {
+    case ConvolutionPath::DotProduct:
+      return device.integerDotProduct ? "" : "shaderIntegerDotProduct (VK_KHR_shader_integer_dot_product)";
+    case ConvolutionPath::CooperativeMatrix:
+      if (!device.cooperativeMatrixInt8)
+        return "an int8 16x16x32 subgroup cooperative matrix (VK_NV_cooperative_matrix with shaderInt8 and "
+               "vulkanMemoryModel)";
+      [[fallthrough]];
+    case ConvolutionPath::CooperativeMatrixEmulated:
+      if (device.maxComputeSharedMemorySize < coopmatSharedBytes(128))
+        return concat(coopmatSharedBytes(128), " bytes of shared memory (it has ", device.maxComputeSharedMemorySize,
+                      ")");
+      if (path == ConvolutionPath::CooperativeMatrix && device.subgroupSize != kCoopmatSubgroup)
+        return concat("32-lane subgroups (it has ", device.subgroupSize, ")");
+      return "";
+    default:
+      return "";
+  }
+}
+
+ConvolutionPath parsePath(const char* text) {
+  for (ConvolutionPath path : {ConvolutionPath::Auto, ConvolutionPath::Portable, ConvolutionPath::DotProduct,
+                               ConvolutionPath::CooperativeMatrix, ConvolutionPath::CooperativeMatrixEmulated})
+    if (std::string(text) == toString(path)) return path;
+  throwInvalid(kOp, "VKDML_CONVOLUTION_PATH",
+               concat("must be auto, portable, dot, coopmat or coopmat-emulated, not \"", text, "\""));
+}
+
+// The path a compile takes: the option, else $VKDML_CONVOLUTION_PATH, else
+// the fastest the device has for this shape. Cooperative matrices pay off
+// once the GEMM fills a few fragments (not depthwise: Ng = 1); packed dot
+// products only where the device says they are accelerated.
+ConvolutionPath choosePath(const CompileOptions& options, const DeviceInfo& device, uint32_t M, uint32_t Ng,
+                           uint32_t Kg) {
+  ConvolutionPath path = options.convolutionPath;
+  const char* field = "CompileOptions.convolutionPath";
+  if (path == ConvolutionPath::Auto)
+    if (const char* env = std::getenv("VKDML_CONVOLUTION_PATH"); env && *env) {
+      path = parsePath(env);
+      field = "VKDML_CONVOLUTION_PATH";
+    }
+  if (path != ConvolutionPath::Auto) {
+    const std::string missing = missingFor(path, device);
+    if (!missing.empty())
+      throwUnsupported(kOp, field,
+                       concat("the ", toString(path), " path needs ", missing, ", which ", device.name, " lacks"));
+    return path;
+  }
+  if (missingFor(ConvolutionPath::CooperativeMatrix, device).empty() && Ng >= 32 && Kg >= 32 && M >= 64)
+    return ConvolutionPath::CooperativeMatrix;
+  if (device.integerDotProduct && device.integerDotProduct4x8BitPackedAccelerated) return ConvolutionPath::DotProduct;
+  return ConvolutionPath::Portable;
+}
+
 struct ConvolutionIntegerPlan : OperatorPlan {
   TensorInfo input, filter, output;
   std::optional<TensorInfo> inputZeroPoint, filterZeroPoint;
@@ -87,7 +155,7 @@ struct ConvolutionIntegerPlan : OperatorPlan {
   uint32_t groups = 1;
   bool index64 = false;
 
-  std::vector<Dispatch> plan(const DeviceInfo& device) const override {
+  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions& options) const override {
     // Normalized to 4-D: a 3-D tensor {N, C, W} is {N, C, 1, W}.
     auto dims4 = [&](const TensorInfo& t, std::array<uint32_t, 4>& sizes, uint64_t* strides4) {
       const uint32_t r = t.rank;
@@ -127,15 +195,38 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       p.filterZeroPointStride = filterZeroPoint->sizes[1] > 1 ? filterZeroPoint->strides[1] : 0;
     }
 
+    if (input.dataType == DML_TENSOR_DATA_TYPE_INT8) p.flags |= kInputSigned;
+    if (filter.dataType == DML_TENSOR_DATA_TYPE_INT8) p.flags |= kFilterSigned;
+    const char* indexBits = index64 ? "_i64" : "_i32";
+
+    const ConvolutionPath path = choosePath(options, device, p.M, p.groupOutputChannels, p.groupK);
+    Dispatch d;
+    if (path == ConvolutionPath::CooperativeMatrix || path == ConvolutionPath::CooperativeMatrixEmulated) {
+      // Quads of 4 output pixels are 4 consecutive input bytes when x moves
+      // by 1 byte per pixel and rows hold whole quads.
+      // (Words are read from 4-byte-aligned addresses: the binding offset must be one.)
+      if (p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && input.offsetAlignment >= 4)
+        p.flags |= kInputRowsContiguous;
+      const uint32_t bn =
+          p.groupOutputChannels > 128 && device.maxComputeSharedMemorySize >= coopmatSharedBytes(256) ? 256 : 128;
+      p.mTiles = (p.M + kCoopmatBM - 1) / kCoopmatBM;
+      p.nTiles = (p.groupOutputChannels + bn - 1) / bn;
+      p.tiles = p.mTiles * p.nTiles * groups;
+      d.kernel = concat("convolution_integer_coopmat_", path == ConvolutionPath::CooperativeMatrix ? "nv" : "emulated",
+                        "_n", bn, indexBits);
+      d.groups = {gridGroups(p.tiles, 1, device), 1, 1};
+      d.params = bytesOf(p);
+      return {d};
+    }
+
     const TileShape t = chooseTiles(p.M, p.groupOutputChannels, p.groupK, device);
     p.mTiles = (p.M + t.bm - 1) / t.bm;
     p.nTiles = (p.groupOutputChannels + t.bn - 1) / t.bn;
     p.tiles = p.mTiles * p.nTiles * groups;  // <= output elements / (BM*BN) * ... < 2^32
 
-    Dispatch d;
     auto typeName = [](DML_TENSOR_DATA_TYPE dataType) { return dataType == DML_TENSOR_DATA_TYPE_INT8 ? "i8" : "u8"; };
-    d.kernel = concat("convolution_integer_x", typeName(input.dataType), "_w", typeName(filter.dataType),
-                      index64 ? "_i64" : "_i32");
+    d.kernel = concat("convolution_integer_x", typeName(input.dataType), "_w", typeName(filter.dataType), indexBits,
+                      path == ConvolutionPath::DotProduct ? "_dot" : "");
     d.specialization = {t.workgroup(), t.bm, t.bn, t.bk, t.tm, t.tn, t.rowWords()};
     d.params = bytesOf(p);
     d.groups = {gridGroups(p.tiles, 1, device), 1, 1};  // the shader loops over any further tiles
@@ -156,10 +247,6 @@ std::shared_ptr<OperatorPlan> createConvolutionInteger(const DML_CONVOLUTION_INT
   auto p = std::make_shared<ConvolutionIntegerPlan>();
   p->type = DML_OPERATOR_CONVOLUTION_INTEGER;
   p->name = kOp;
-  // The portable kernel reads 8-bit storage (which every vkdml device has)
-  // and computes in 32 bits: its SPIR-V declares no Int8 capability, so it
-  // needs no shaderInt8. Variants with 8-bit arithmetic must set this.
-  p->needsShaderInt8 = false;
   p->input = *readTensor(kOp, "InputTensor", desc.InputTensor, TensorRole::Input, false);
   p->inputZeroPoint = readTensor(kOp, "InputZeroPointTensor", desc.InputZeroPointTensor, TensorRole::Input, true);
   p->filter = *readTensor(kOp, "FilterTensor", desc.FilterTensor, TensorRole::Input, false);

@@ -27,6 +27,27 @@ std::vector<VkExtensionProperties> deviceExtensions(VkPhysicalDevice physicalDev
   return list;
 }
 
+// Optional device capabilities, by core version or extension.
+struct OptionalExtensions {
+  bool memoryModel = false, dot = false, cooperativeMatrixNV = false;
+  std::vector<const char*> toEnable;  // the extensions that provide them below the core version
+};
+
+OptionalExtensions optionalExtensions(VkPhysicalDevice physicalDevice, uint32_t apiVersion) {
+  const auto available = deviceExtensions(physicalDevice);
+  OptionalExtensions o;
+  auto byVersionOrExtension = [&](uint32_t core, const char* extension) {
+    if (apiVersion >= core) return true;
+    if (!hasExtension(available, extension)) return false;
+    o.toEnable.push_back(extension);
+    return true;
+  };
+  o.memoryModel = byVersionOrExtension(VK_API_VERSION_1_2, VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
+  o.dot = byVersionOrExtension(VK_API_VERSION_1_3, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+  o.cooperativeMatrixNV = byVersionOrExtension(~0u, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  return o;
+}
+
 VKAPI_ATTR VkBool32 VKAPI_CALL onDebugMessage(VkDebugUtilsMessageSeverityFlagBitsEXT, VkDebugUtilsMessageTypeFlagsEXT,
                                               const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
   auto* impl = static_cast<Device::Impl*>(user);
@@ -45,20 +66,54 @@ void initializeLoader() {
     throw Error(ErrorCode::Unsupported, "Device", "loader", "no Vulkan loader (libvulkan.so.1) could be loaded");
 }
 
+// The feature structs vkdml reads and enables. Optional ones join the chain
+// only where the device has them (core version or extension): chaining a
+// struct the device does not know is invalid usage.
 struct Features {
   VkPhysicalDeviceFeatures2 core{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   VkPhysicalDeviceBufferDeviceAddressFeatures address{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES};
   VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
   VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
   VkPhysicalDeviceShaderFloat16Int8Features float16Int8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
-  Features() {
+  VkPhysicalDeviceVulkanMemoryModelFeatures memoryModel{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+  VkPhysicalDeviceShaderIntegerDotProductFeatures dot{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperativeMatrix{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  Features(const OptionalExtensions& has) {
     core.pNext = &address;
     address.pNext = &storage8;
     storage8.pNext = &storage16;
     storage16.pNext = &float16Int8;
+    void** tail = &float16Int8.pNext;
+    auto append = [&](auto& s) {
+      *tail = &s;
+      tail = &s.pNext;
+    };
+    if (has.memoryModel) append(memoryModel);
+    if (has.dot) append(dot);
+    if (has.cooperativeMatrixNV) append(cooperativeMatrix);
   }
   Features(const Features&) = delete;
 };
+
+// Whether the device has a subgroup-scope int8 configuration the
+// cooperative-matrix kernel uses: A 16x32 s8, B 32x16 s8, C 16x16 s32.
+bool hasInt8CooperativeMatrix(VkInstance instance, VkPhysicalDevice physicalDevice) {
+  // Through this instance's own entry point: volk's global ones follow the newest instance.
+  auto get = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+  if (!get) return false;
+  uint32_t count = 0;
+  get(physicalDevice, &count, nullptr);
+  std::vector<VkCooperativeMatrixPropertiesNV> list(count, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+  get(physicalDevice, &count, list.data());
+  return std::any_of(list.begin(), list.end(), [](const VkCooperativeMatrixPropertiesNV& p) {
+    return p.MSize == 16 && p.NSize == 16 && p.KSize == 32 && p.AType == VK_COMPONENT_TYPE_SINT8_NV &&
+           p.BType == VK_COMPONENT_TYPE_SINT8_NV && p.CType == VK_COMPONENT_TYPE_SINT32_NV &&
+           p.DType == VK_COMPONENT_TYPE_SINT32_NV && p.scope == VK_SCOPE_SUBGROUP_NV;
+  });
+}
 
 void readInfo(Device::Impl& d) {
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
@@ -66,15 +121,15 @@ void readInfo(Device::Impl& d) {
   VkPhysicalDeviceShaderIntegerDotProductProperties dot{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
   VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
-  auto extensions = deviceExtensions(d.physicalDevice);
-  bool hasDot = hasExtension(extensions, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+  vkGetPhysicalDeviceProperties2(d.physicalDevice, &properties);  // the version first
+  const OptionalExtensions has = optionalExtensions(d.physicalDevice, properties.properties.apiVersion);
   properties.pNext = &subgroup;
   subgroup.pNext = &maintenance3;
-  if (hasDot) maintenance3.pNext = &dot;
+  if (has.dot) maintenance3.pNext = &dot;
   vkGetPhysicalDeviceProperties2(d.physicalDevice, &properties);
   const VkPhysicalDeviceLimits& limits = properties.properties.limits;
 
-  Features f;
+  Features f(has);
   vkGetPhysicalDeviceFeatures2(d.physicalDevice, &f.core);
   vkGetPhysicalDeviceMemoryProperties(d.physicalDevice, &d.memory);
 
@@ -100,10 +155,17 @@ void readInfo(Device::Impl& d) {
   i.shaderFloat16 = f.float16Int8.shaderFloat16;
   i.storageBuffer8BitAccess = f.storage8.storageBuffer8BitAccess;
   i.storageBuffer16BitAccess = f.storage16.storageBuffer16BitAccess;
-  i.integerDotProduct4x8BitPackedAccelerated = hasDot && dot.integerDotProduct4x8BitPackedSignedAccelerated &&
+  i.vulkanMemoryModel =
+      has.memoryModel && f.memoryModel.vulkanMemoryModel && f.memoryModel.vulkanMemoryModelDeviceScope;
+  i.integerDotProduct = has.dot && f.dot.shaderIntegerDotProduct;
+  i.integerDotProduct4x8BitPackedAccelerated = has.dot && dot.integerDotProduct4x8BitPackedSignedAccelerated &&
                                                dot.integerDotProduct4x8BitPackedUnsignedAccelerated &&
                                                dot.integerDotProduct4x8BitPackedMixedSignednessAccelerated;
-  i.cooperativeMatrixNV = hasExtension(extensions, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  i.cooperativeMatrixNV = has.cooperativeMatrixNV && f.cooperativeMatrix.cooperativeMatrix;
+  // The kernel's matrix types are int8 (Int8) and its shader declares the
+  // Vulkan memory model (GL_KHR_memory_scope_semantics names the scope).
+  i.cooperativeMatrixInt8 = i.cooperativeMatrixNV && i.shaderInt8 && i.vulkanMemoryModel &&
+                            hasInt8CooperativeMatrix(d.instance, d.physicalDevice);
 }
 
 // Objects every Device needs, created on a ready VkDevice.
@@ -304,10 +366,11 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& options) {
   // Features every kernel relies on: device addresses (no descriptor sets,
   // no maxStorageBufferRange limit), 64-bit address arithmetic, and 8/16-bit
   // loads and stores for data movement of 1- and 2-byte elements.
-  Features supported;
+  const OptionalExtensions has = optionalExtensions(d.physicalDevice, d.info.apiVersion);
+  Features supported(has);
   vkGetPhysicalDeviceFeatures2(d.physicalDevice, &supported.core);
-  auto require = [&](VkBool32 has, const char* feature) {
-    if (!has)
+  auto require = [&](VkBool32 present, const char* feature) {
+    if (!present)
       throw Error(ErrorCode::Unsupported, "Device", feature,
                   detail::concat(d.info.name, " lacks the feature ", feature, ", which vkdml needs"));
   };
@@ -316,7 +379,8 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& options) {
   require(supported.storage8.storageBuffer8BitAccess, "storageBuffer8BitAccess");
   require(supported.storage16.storageBuffer16BitAccess, "storageBuffer16BitAccess");
 
-  Features enabled;
+  // What the fast convolution paths use is enabled where present.
+  Features enabled(has);
   enabled.core.features.shaderInt64 = VK_TRUE;
   enabled.core.features.shaderInt16 = supported.core.features.shaderInt16;
   enabled.address.bufferDeviceAddress = VK_TRUE;
@@ -324,17 +388,20 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& options) {
   enabled.storage16.storageBuffer16BitAccess = VK_TRUE;
   enabled.float16Int8.shaderInt8 = supported.float16Int8.shaderInt8;
   enabled.float16Int8.shaderFloat16 = supported.float16Int8.shaderFloat16;
+  // Both or neither: with the model on, glslang's atomics (Device scope by
+  // default) need vulkanMemoryModelDeviceScope.
+  enabled.memoryModel.vulkanMemoryModel = enabled.memoryModel.vulkanMemoryModelDeviceScope =
+      supported.memoryModel.vulkanMemoryModel && supported.memoryModel.vulkanMemoryModelDeviceScope;
+  enabled.dot.shaderIntegerDotProduct = supported.dot.shaderIntegerDotProduct;
+  enabled.cooperativeMatrix.cooperativeMatrix = supported.cooperativeMatrix.cooperativeMatrix;
 
   auto available = deviceExtensions(d.physicalDevice);
-  std::vector<const char*> extensions;
+  std::vector<const char*> extensions = has.toEnable;
   if (d.info.apiVersion < VK_API_VERSION_1_2) {
     for (const char* e : {VK_KHR_BUFFER_DEVICE_ADDRESS_EXTENSION_NAME, VK_KHR_8BIT_STORAGE_EXTENSION_NAME,
                           VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME})
       if (hasExtension(available, e)) extensions.push_back(e);
   }
-  if (d.info.apiVersion < VK_API_VERSION_1_3 &&
-      hasExtension(available, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME))
-    extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
 
   float priority = 1.0f;
   VkDeviceQueueCreateInfo queueInfo{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -365,6 +432,8 @@ std::shared_ptr<Device> Device::adopt(VkInstance instance, VkPhysicalDevice phys
   d.device = device;
   d.queueFamily = queueFamilyIndex;
   readInfo(d);
+  // The application's VkDevice may not have enabled these optional features.
+  d.info.integerDotProduct = d.info.cooperativeMatrixNV = d.info.cooperativeMatrixInt8 = false;
   createCommonObjects(d);
   d.queue = queue;
   return self;

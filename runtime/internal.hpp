@@ -133,11 +133,9 @@ struct OperatorPlan {
   const char* name = "";
   std::vector<detail::Slot> inputs;
   std::vector<detail::Slot> outputs;
-  // Device features the kernels need, checked when compiling.
-  bool needsShaderInt8 = false;
   // The dispatches that carry the operator out on this device, in order; a
   // compute-to-compute barrier separates consecutive ones.
-  virtual std::vector<detail::Dispatch> plan(const DeviceInfo& device) const = 0;
+  virtual std::vector<detail::Dispatch> plan(const DeviceInfo& device, const CompileOptions& options) const = 0;
 };
 
 namespace detail {

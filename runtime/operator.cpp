@@ -264,15 +264,29 @@ Operator Device::createOperator(const DML_OPERATOR_DESC& desc) {
   return Operator(detail::createPlan(desc));
 }
 
-CompiledOperator Device::compileOperator(const Operator& op) {
+const char* toString(ConvolutionPath path) {
+  switch (path) {
+    case ConvolutionPath::Auto:
+      return "auto";
+    case ConvolutionPath::Portable:
+      return "portable";
+    case ConvolutionPath::DotProduct:
+      return "dot";
+    case ConvolutionPath::CooperativeMatrix:
+      return "coopmat";
+    case ConvolutionPath::CooperativeMatrixEmulated:
+      return "coopmat-emulated";
+  }
+  return "?";
+}
+
+CompiledOperator Device::compileOperator(const Operator& op, const CompileOptions& options) {
   if (!op.plan_) throw Error(ErrorCode::InvalidArgument, "Device", "compileOperator", "the operator is empty");
   const OperatorPlan& plan = *op.plan_;
-  if (plan.needsShaderInt8 && !impl_->info.shaderInt8)
-    detail::throwUnsupported(plan.name, "device", impl_->info.name + " lacks shaderInt8, which this operator needs");
   auto compiled = std::make_shared<CompiledOperator::Impl>();
   compiled->device = shared_from_this();
   compiled->op = op;
-  compiled->dispatches = plan.plan(impl_->info);
+  compiled->dispatches = plan.plan(impl_->info, options);
 
   // All parameter blocks in one device-local buffer, each 256-byte aligned.
   std::vector<uint8_t> params;
@@ -296,6 +310,11 @@ CompiledOperator Device::compileOperator(const Operator& op) {
 
 const Operator& CompiledOperator::op() const {
   return impl_->op;
+}
+std::vector<std::string> CompiledOperator::kernelNames() const {
+  std::vector<std::string> names;
+  for (const auto& d : impl_->dispatches) names.push_back(d.kernel);
+  return names;
 }
 
 BindingTable CompiledOperator::createBindingTable() const {

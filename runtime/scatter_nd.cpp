@@ -57,7 +57,7 @@ struct ScatterNdPlan : OperatorPlan {
   TensorInfo input, indices, updates, output;
   uint32_t inputDims = 0, indicesDims = 0;
 
-  std::vector<Dispatch> plan(const DeviceInfo&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&) const override {
     const uint32_t dc = input.rank;
     const uint32_t k = indices.sizes[dc - 1];
     const uint32_t sliceDims = inputDims - k;

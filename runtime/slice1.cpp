@@ -12,7 +12,7 @@ constexpr const char* kOp = "DML_SLICE1";
 struct Slice1Plan : OperatorPlan {
   CopyBox box;
   TensorInfo input, output;
-  std::vector<Dispatch> plan(const DeviceInfo&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&) const override {
     return {planCopy({box}, output.elementSize, std::max(input.footprintElements, output.footprintElements),
                      std::min(input.offsetAlignment, output.offsetAlignment))};
   }

@@ -1,6 +1,9 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
+#if DOT_PRODUCT
+#extension GL_EXT_spirv_intrinsics : require
+#endif
 // DML_CONVOLUTION_INTEGER as a tiled implicit GEMM, per group g:
 //
 //   Out[m, n] = sum_k (A[m, k] - xz) * (B[n, k] - wz[n])
@@ -21,8 +24,10 @@
 // cooperative matrix) only replace the inner loop and match bit for bit.
 //
 // Defines: INPUT_SIGNED, FILTER_SIGNED (0: UINT8, 1: INT8), INDEX_BITS (32 or
-// 64: element offsets and spatial coordinates; 64 only for huge tensors).
-#include "common.glsl"
+// 64: element offsets and spatial coordinates; 64 only for huge tensors),
+// DOT_PRODUCT (1: the inner loop multiplies packed words with OpSDot, OpUDot
+// or OpSUDot, SPV_KHR_integer_dot_product, instead of unpacking them).
+#include "convolution_integer.glsl"
 
 layout(local_size_x_id = 0) in;                  // WG = (BM/TM) * (BN/TN)
 layout(constant_id = 1) const uint BM = 128;     // tile rows (output pixels)
@@ -32,49 +37,14 @@ layout(constant_id = 4) const uint TM = 8;       // rows per invocation
 layout(constant_id = 5) const uint TN = 8;       // columns per invocation
 layout(constant_id = 6) const uint ROW = 20;     // words per shared tile row: BK/4 + padding (4 mod 8)
 
-#if INDEX_BITS == 64
-#define COORD_T int64_t
-#else
-#define COORD_T int
-#endif
-
 const uint ROW4 = ROW / 4;  // uvec4 per shared row
 const uint KQ = BK / 16;    // 16-byte chunks of k per tile row
 const uint WM = BM / TM;    // invocations along m
 const uint WN = BN / TN;    // invocations along n
 
-// Mirrors ConvolutionIntegerParams in runtime/convolution_integer.cpp (std430).
-layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer ConvParams {
-  uint64_t inputStrides[4];    // N, C, H, W (3-D tensors: H stride 0)
-  uint64_t filterStrides[4];   // OC, C/G, KH, KW
-  uint64_t outputStrides[4];   // N, OC, OH, OW
-  uint64_t filterZeroPointStride;  // between output channels; 0 per tensor
-  uint inputH, inputW;
-  uint outputH, outputW;
-  uint kernelH, kernelW;
-  uint strideY, strideX;
-  uint dilationY, dilationX;
-  uint padY, padX;             // start padding
-  uint groupChannels;          // C/G
-  uint groupOutputChannels;    // Ng = OC/G
-  uint groupK;                 // Kg = C/G*KH*KW
-  uint M;                      // N*OH*OW
-  uint mTiles, nTiles, tiles;  // tiles = mTiles * nTiles * G
-  uint flags;
-};
-const uint HAS_INPUT_ZERO_POINT = 1u;
-const uint HAS_FILTER_ZERO_POINT = 2u;
-
-layout(buffer_reference, std430, buffer_reference_align = 1) readonly buffer ByteRef { uint8_t value; };
-layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer WordRef { uint value; };
-layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Word4Ref { uvec4 value; };
-layout(buffer_reference, std430, buffer_reference_align = 4) writeonly buffer OutputRef { int value; };
-
 shared uvec4 tileA[BM * ROW4];  // row m: k = 16*q + 4*word + byte
 shared uvec4 tileB[BN * ROW4];  // row n: likewise
 shared int sums[BM + BN];       // sum over k of each A row, then of each B row
-
-uint loadByte(uint64_t address) { return uint(ByteRef(address).value); }
 
 // One byte of a packed word as the operand's integer value.
 int byteOf(uint word, uint i, bool signed_) {
@@ -84,20 +54,32 @@ ivec4 unpack(uint word, bool signed_) {
   return ivec4(byteOf(word, 0, signed_), byteOf(word, 1, signed_), byteOf(word, 2, signed_), byteOf(word, 3, signed_));
 }
 
-// Sum of the four bytes of a word: lanes of 16 bits, then the signed
-// correction (each negative byte read unsigned is 256 too large).
-int byteSum(uint word, bool signed_) {
-  uint s = (word & 0x00FF00FFu) + ((word >> 8) & 0x00FF00FFu);
-  int sum = int((s & 0xFFFFu) + (s >> 16));
-  return signed_ ? sum - 256 * bitCount(word & 0x80808080u) : sum;
-}
-int byteSum(uvec4 v, bool signed_) {
-  return byteSum(v.x, signed_) + byteSum(v.y, signed_) + byteSum(v.z, signed_) + byteSum(v.w, signed_);
-}
+#if DOT_PRODUCT
+// Packed 4x8-bit dot products (format 0: PackedVectorFormat4x8Bit), through
+// GL_EXT_spirv_intrinsics: glslang 12 has no GL_EXT_integer_dot_product.
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
+int sdot(uint a, uint b, spirv_literal int format);
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4451)
+uint udot(uint a, uint b, spirv_literal int format);
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4452)
+int sudot(uint signedA, uint unsignedB, spirv_literal int format);
 
-// The product of 4 k values, both unpacked: the scalar path. A dot-product
-// variant would take the packed words to dotPacked4x8EXT / dotPacked4x8MixedEXT.
+// The product of 4 k values of the input word x and the filter word w.
+int dotPacked(uint x, uint w) {
+#if INPUT_SIGNED && FILTER_SIGNED
+  return sdot(x, w, 0);
+#elif INPUT_SIGNED
+  return sudot(x, w, 0);
+#elif FILTER_SIGNED
+  return sudot(w, x, 0);
+#else
+  return int(udot(x, w, 0));
+#endif
+}
+#else
+// The product of 4 k values, both unpacked: the scalar path.
 int dot4(ivec4 a, ivec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }
+#endif
 
 // Packs the 16 bytes of a chunk, pushed in order e = 0..15, into 4 words:
 // a shift register, so staging loops need no dynamic vector index and can
@@ -109,19 +91,6 @@ void pushByte(inout uvec4 words, inout uint word, uint e, uint value) {
     word = 0;
   }
 }
-
-// Steps (c, ky, kx) to the next k.
-void nextK(inout uint c, inout uint ky, inout uint kx, uint kernelW, uint kernelH) {
-  if (++kx == kernelW) {
-    kx = 0;
-    if (++ky == kernelH) {
-      ky = 0;
-      ++c;
-    }
-  }
-}
-
-bool inRange(COORD_T v, uint size) { return v >= 0 && v < COORD_T(size); }
 
 void main() {
   ConvParams p = ConvParams(pc.paramsAddress);
@@ -265,6 +234,13 @@ void main() {
       [[dont_unroll]] for (uint q = 0; q < KQ; ++q) {
         uvec4 a[TM];
         [[unroll]] for (uint i = 0; i < TM; ++i) a[i] = tileA[(tm + i * WM) * ROW4 + q];
+#if DOT_PRODUCT
+        uvec4 b[TN];
+        [[unroll]] for (uint j = 0; j < TN; ++j) b[j] = tileB[(tn + j * WN) * ROW4 + q];
+        [[unroll]] for (uint w = 0; w < 4; ++w)
+          [[unroll]] for (uint i = 0; i < TM; ++i)
+            [[unroll]] for (uint j = 0; j < TN; ++j) acc[i * TN + j] += dotPacked(a[i][w], b[j][w]);
+#else
         for (uint w = 0; w < 4; ++w) {
           ivec4 b[TN];
           [[unroll]] for (uint j = 0; j < TN; ++j) b[j] = unpack(tileB[(tn + j * WN) * ROW4 + q][w], filterSigned);
@@ -273,6 +249,7 @@ void main() {
             [[unroll]] for (uint j = 0; j < TN; ++j) acc[i * TN + j] += dot4(x, b[j]);
           }
         }
+#endif
       }
       barrier();
     }

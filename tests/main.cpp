@@ -1,8 +1,16 @@
 // The test runner: doctest's, plus a final check that releasing the device
 // (after every buffer and operator is gone) draws no validation message and
 // leaves no reference behind.
+//
+// --convolution-path=<path> runs DML_CONVOLUTION_INTEGER through one path
+// (it sets $VKDML_CONVOLUTION_PATH, which the library reads); where the
+// device lacks that path the runner exits with 77, which ctest reports as a
+// skip.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
 
 #include "support.hpp"
 
@@ -12,7 +20,24 @@ int& messagesOutsideTests();
 }  // namespace test
 
 int main(int argc, char** argv) {
-  doctest::Context context(argc, argv);
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    const char* option = "--convolution-path=";
+    if (std::strncmp(argv[i], option, std::strlen(option)) == 0)
+      setenv("VKDML_CONVOLUTION_PATH", argv[i] + std::strlen(option), 1);
+    else
+      args.push_back(argv[i]);
+  }
+  if (const char* path = std::getenv("VKDML_CONVOLUTION_PATH")) {
+    std::string missing = test::convolutionPathUnsupported();
+    if (!missing.empty()) {
+      std::printf("test: skipped: %s\n", missing.c_str());
+      test::deviceSlot().reset();
+      return 77;
+    }
+    std::printf("test: convolution path %s\n", path);
+  }
+  doctest::Context context(static_cast<int>(args.size()), args.data());
   int result = context.run();
   std::weak_ptr<vkdml::Device> device = test::deviceSlot();
   test::deviceSlot().reset();

@@ -176,10 +176,42 @@ std::vector<bool> elementMask(const Tensor& t) {
 }
 }  // namespace
 
+std::string convolutionPathUnsupported() {
+  Tensor input(DML_TENSOR_DATA_TYPE_UINT8, {1, 32, 8, 8}), filter(DML_TENSOR_DATA_TYPE_UINT8, {32, 32, 1, 1});
+  Tensor output(DML_TENSOR_DATA_TYPE_INT32, {1, 32, 8, 8});
+  const UINT ones[2] = {1, 1}, zeros[2] = {0, 0};
+  DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv{input.desc(), nullptr, filter.desc(), nullptr, output.desc(), 2, ones,
+                                             ones,         zeros,   zeros,         1};
+  try {
+    device().compileOperator(device().createOperator({DML_OPERATOR_CONVOLUTION_INTEGER, &conv}));
+  } catch (const vkdml::Error& e) {
+    if (e.code() == vkdml::ErrorCode::Unsupported) return e.what();
+    throw;
+  }
+  return "";
+}
+
+namespace {
+// With $VKDML_CONVOLUTION_PATH set, a convolution must have taken that path:
+// otherwise the ctest entries that force a path would test another one.
+void checkConvolutionPath(const vkdml::Operator& op, const vkdml::CompiledOperator& compiled) {
+  const char* path = std::getenv("VKDML_CONVOLUTION_PATH");
+  if (!path || op.type() != DML_OPERATOR_CONVOLUTION_INTEGER) return;
+  const std::string kernel = compiled.kernelNames().at(0), forced = path;
+  auto has = [&](const char* part) { return kernel.find(part) != std::string::npos; };
+  INFO("kernel " << kernel << " for path " << forced);
+  if (forced == "portable") CHECK((!has("_dot") && !has("coopmat")));
+  if (forced == "dot") CHECK(has("_dot"));
+  if (forced == "coopmat") CHECK((has("coopmat_nv") || has("coopmat_khr")));
+  if (forced == "coopmat-emulated") CHECK(has("coopmat_emulated"));
+}
+}  // namespace
+
 void run(const DML_OPERATOR_DESC& desc, const std::vector<Tensor*>& inputs, const std::vector<Tensor*>& outputs) {
   vkdml::Device& d = device();
   vkdml::Operator op = d.createOperator(desc);
   vkdml::CompiledOperator compiled = d.compileOperator(op);
+  checkConvolutionPath(op, compiled);
   std::vector<Placed> placedInputs, placedOutputs;
   std::vector<vkdml::BufferBinding> inputBindings, outputBindings;
   placedInputs.reserve(inputs.size());

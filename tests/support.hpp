@@ -64,6 +64,10 @@ std::vector<uint32_t> randomStrides(std::mt19937_64& rng, const std::vector<uint
 // afterwards the output's bytes are read back into `outputs`, and the test
 // fails if any guard changed or any input changed. Non-null inputs only; an
 // absent optional input is a nullptr entry.
+// Empty when the device can run DML_CONVOLUTION_INTEGER through the path
+// $VKDML_CONVOLUTION_PATH names, else why not.
+std::string convolutionPathUnsupported();
+
 void run(const DML_OPERATOR_DESC& desc, const std::vector<Tensor*>& inputs, const std::vector<Tensor*>& outputs);
 
 // Expects the descriptor to be rejected with InvalidArgument naming `field`

@@ -84,8 +84,14 @@ struct DeviceInfo {
   bool shaderFloat16 = false;
   bool storageBuffer8BitAccess = false;
   bool storageBuffer16BitAccess = false;
+  bool vulkanMemoryModel = false;
+  bool integerDotProduct = false;  // shaderIntegerDotProduct (enabled)
   bool integerDotProduct4x8BitPackedAccelerated = false;
-  bool cooperativeMatrixNV = false;
+  bool cooperativeMatrixNV = false;  // VK_NV_cooperative_matrix (enabled)
+  // An int8 16x16x32 subgroup configuration (s8 x s8 -> s32) with what its
+  // kernel needs (shaderInt8, vulkanMemoryModel): the cooperative-matrix
+  // convolution path can run.
+  bool cooperativeMatrixInt8 = false;
   bool validationEnabled = false;
 };
 
@@ -117,6 +123,24 @@ class VKDML_API Buffer {
 
 // DML_BUFFER_BINDING: a range of a buffer. buffer == nullptr binds nothing
 // (DML_BINDING_TYPE_NONE), which only optional tensors accept.
+// How DML_CONVOLUTION_INTEGER runs its implicit GEMM.
+enum class ConvolutionPath {
+  Auto,               // $VKDML_CONVOLUTION_PATH if set, else the fastest the device has
+  Portable,           // 8-bit loads, int32 multiply-adds: every device
+  DotProduct,         // packed 4x8-bit dot products (VK_KHR_shader_integer_dot_product)
+  CooperativeMatrix,  // int8 cooperative matrices (VK_NV_cooperative_matrix)
+  // The cooperative-matrix kernel (its tiling, staging and zero-point
+  // arithmetic) with the matrix operations written out in plain GLSL: slow,
+  // for testing that kernel on devices without cooperative matrices.
+  CooperativeMatrixEmulated,
+};
+// Names as in $VKDML_CONVOLUTION_PATH: "auto", "portable", "dot", "coopmat", "coopmat-emulated".
+VKDML_API const char* toString(ConvolutionPath path);
+
+struct CompileOptions {
+  ConvolutionPath convolutionPath = ConvolutionPath::Auto;
+};
+
 struct BufferBinding {
   const Buffer* buffer = nullptr;
   uint64_t offset = 0;
@@ -176,6 +200,9 @@ class VKDML_API CompiledOperator {
   // orders it against other work with its own barriers, as with DirectML's
   // UAV barriers. Bound buffers and the table must outlive its execution.
   void record(VkCommandBuffer commandBuffer, const BindingTable& bindings) const;
+  // The kernel variants it dispatches, in order (names as in
+  // shaders/CMakeLists.txt, e.g. "convolution_integer_coopmat_nv_n256_i32").
+  std::vector<std::string> kernelNames() const;
   explicit operator bool() const { return impl_ != nullptr; }
 
   struct Impl;
@@ -208,7 +235,8 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
   Buffer wrapBuffer(VkBuffer buffer, uint64_t bytes);
 
   Operator createOperator(const DML_OPERATOR_DESC& desc);
-  CompiledOperator compileOperator(const Operator& op);
+  // Fails with Unsupported when options force a path the device lacks.
+  CompiledOperator compileOperator(const Operator& op, const CompileOptions& options = {});
   // Records, submits and waits.
   void execute(const CompiledOperator& op, const BindingTable& bindings);
   // Records whatever `record` records into a one-time command buffer, submits and waits.

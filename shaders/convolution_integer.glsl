@@ -1,0 +1,68 @@
+// What both convolution kernels share (convolution_integer.comp, the
+// portable and dot-product paths; convolution_integer_coopmat.comp, the
+// cooperative-matrix path): the parameter block, byte access, and k stepping.
+#extension GL_EXT_control_flow_attributes : require
+#include "common.glsl"
+
+#if INDEX_BITS == 64
+#define COORD_T int64_t
+#else
+#define COORD_T int
+#endif
+
+// Mirrors ConvolutionIntegerParams in runtime/convolution_integer.cpp (std430).
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer ConvParams {
+  uint64_t inputStrides[4];    // N, C, H, W (3-D tensors: H stride 0)
+  uint64_t filterStrides[4];   // OC, C/G, KH, KW
+  uint64_t outputStrides[4];   // N, OC, OH, OW
+  uint64_t filterZeroPointStride;  // between output channels; 0 per tensor
+  uint inputH, inputW;
+  uint outputH, outputW;
+  uint kernelH, kernelW;
+  uint strideY, strideX;
+  uint dilationY, dilationX;
+  uint padY, padX;             // start padding
+  uint groupChannels;          // C/G
+  uint groupOutputChannels;    // Ng = OC/G
+  uint groupK;                 // Kg = C/G*KH*KW
+  uint M;                      // N*OH*OW
+  uint mTiles, nTiles, tiles;  // tiles = mTiles * nTiles * G
+  uint flags;
+};
+const uint HAS_INPUT_ZERO_POINT = 1u;
+const uint HAS_FILTER_ZERO_POINT = 2u;
+const uint INPUT_SIGNED_FLAG = 4u;    // INT8 input (the cooperative-matrix kernel reads signedness here)
+const uint FILTER_SIGNED_FLAG = 8u;   // INT8 filter
+const uint INPUT_ROWS_CONTIGUOUS = 16u;  // W stride 1, x stride 1, OW % 4 == 0: 4 consecutive m are 4 consecutive bytes
+
+layout(buffer_reference, std430, buffer_reference_align = 1) readonly buffer ByteRef { uint8_t value; };
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer WordRef { uint value; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Word4Ref { uvec4 value; };
+layout(buffer_reference, std430, buffer_reference_align = 4) writeonly buffer OutputRef { int value; };
+
+uint loadByte(uint64_t address) { return uint(ByteRef(address).value); }
+
+// Sum of the four bytes of a word: lanes of 16 bits, then the signed
+// correction (each negative byte read unsigned is 256 too large).
+int byteSum(uint word, bool signed_) {
+  uint s = (word & 0x00FF00FFu) + ((word >> 8) & 0x00FF00FFu);
+  int sum = int((s & 0xFFFFu) + (s >> 16));
+  return signed_ ? sum - 256 * bitCount(word & 0x80808080u) : sum;
+}
+int byteSum(uvec4 v, bool signed_) {
+  return byteSum(v.x, signed_) + byteSum(v.y, signed_) + byteSum(v.z, signed_) + byteSum(v.w, signed_);
+}
+
+// Steps (c, ky, kx) to the next k.
+void nextK(inout uint c, inout uint ky, inout uint kx, uint kernelW, uint kernelH) {
+  if (++kx == kernelW) {
+    kx = 0;
+    if (++ky == kernelH) {
+      ky = 0;
+      ++c;
+    }
+  }
+}
+
+bool inRange(COORD_T v, uint size) { return v >= 0 && v < COORD_T(size); }
+

@@ -1,0 +1,355 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+// DML_CONVOLUTION_INTEGER's implicit GEMM on int8 cooperative matrices
+// (tensor cores), per group g: Out[m, n] = sum_k (A[m, k] - xz) * (B[n, k] - wz[n])
+// as in convolution_integer.comp, whose comments define m, n, k, A and B.
+//
+// The matrices are s8 x s8 -> s32, the one int8 configuration every device
+// with int8 cooperative matrices has. UINT8 operands are flipped to INT8
+// (XOR 0x80: u - 128) as they are staged, zero points move by 128 with them,
+// and the zero points are folded in at the end with row and column sums of
+// the staged (flipped) bytes:
+//
+//   sum (a - xz')(b - wz') = sum a*b - wz' * sum a - xz' * sum b + Kg * xz' * wz'
+//
+// Padded positions hold the input zero point (flipped like any input byte);
+// positions past M, Ng or Kg hold 0, which adds nothing to products or sums.
+// Arithmetic is 32-bit two's complement: the result matches the other paths
+// bit for bit.
+//
+// Tiles: 8 warps of 32 lanes (2 along m, 4 along n), each FM x FN fragments
+// of 16x16 int32; BK = 32 deep, double-buffered in shared memory: while the
+// warps multiply one buffer, the next K step is loaded into registers and
+// then stored into the other, one barrier per step. A is staged in quads of
+// 4 rows x 4 k: where 4 consecutive m are 4 consecutive input bytes
+// (INPUT_ROWS_CONTIGUOUS) a quad is 4 word loads and a 4x4 byte transpose,
+// otherwise 16 byte gathers. B rows are contiguous in k for packed filters:
+// one 16-byte load per 16 k.
+//
+// Defines: FN (fragments per warp along n: 2 or 4), INDEX_BITS (32 or 64),
+// and one of COOPMAT_NV (GL_NV_cooperative_matrix), COOPMAT_KHR
+// (GL_KHR_cooperative_matrix) or COOPMAT_EMULATED (the matrix operations in
+// plain GLSL, to test the rest of this kernel on any device).
+#if COOPMAT_NV
+#extension GL_NV_cooperative_matrix : require
+#extension GL_NV_integer_cooperative_matrix : require
+#elif COOPMAT_KHR
+#extension GL_KHR_cooperative_matrix : require
+#endif
+#if COOPMAT_NV || COOPMAT_KHR
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int32 : require
+#endif
+#include "convolution_integer.glsl"
+
+const uint WARPS_M = 2, WARPS_N = 4;
+const uint FM = 4;  // so that BM * BK / 16 A quads = one per invocation
+const uint WG = 32 * WARPS_M * WARPS_N;
+layout(local_size_x = WG) in;
+const uint BM = FM * 16 * WARPS_M;  // tile rows (output pixels)
+const uint BN = FN * 16 * WARPS_N;  // tile columns (output channels of the group)
+const uint BK = 32;                 // tile depth: one fragment K
+// uvec4 per shared row: 32 bytes + 16 of padding, 12 words (4 mod 8), so the
+// 16-byte row reads of a fragment load fall in distinct banks.
+const uint ROW4 = BK / 16 + 1;
+const uint STAGE4 = (BM + BN) * ROW4;  // one buffer: A rows, then B rows
+// The epilogue's per-warp scratch: 32 m x 16 n int32 (2 fragments), column-major.
+const uint SCRATCH4 = WARPS_M * WARPS_N * 32 * 16 / 4;
+shared uvec4 tiles[max(2 * STAGE4, SCRATCH4)];
+shared int rowSums[BM];  // sum over k of each staged A row (flipped bytes)
+shared int colSums[BN];  // likewise for B rows
+
+#if COOPMAT_NV
+#define A_T icoopmatNV<8, gl_ScopeSubgroup, 16, 32>
+#define B_T icoopmatNV<8, gl_ScopeSubgroup, 32, 16>
+#define ACC_T icoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+#define ACC_ZERO ACC_T(0)
+#define LOAD_A(f, element, stride) coopMatLoadNV(f, tiles, element, stride, false)
+#define LOAD_B(f, element, stride) coopMatLoadNV(f, tiles, element, stride, true)
+#define MMA(a, b, c) coopMatMulAddNV(a, b, c)
+#define STORE_ACC(f, element, stride) coopMatStoreNV(f, tiles, element, stride, true)
+#elif COOPMAT_KHR
+#define A_T coopmat<int8_t, gl_ScopeSubgroup, 16, 32, gl_MatrixUseA>
+#define B_T coopmat<int8_t, gl_ScopeSubgroup, 32, 16, gl_MatrixUseB>
+#define ACC_T coopmat<int32_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
+#define ACC_ZERO ACC_T(0)
+#define LOAD_A(f, element, stride) coopMatLoad(f, tiles, element, stride, gl_CooperativeMatrixLayoutRowMajor)
+#define LOAD_B(f, element, stride) coopMatLoad(f, tiles, element, stride, gl_CooperativeMatrixLayoutColumnMajor)
+#define MMA(a, b, c) coopMatMulAdd(a, b, c)
+#define STORE_ACC(f, element, stride) coopMatStore(f, tiles, element, stride, gl_CooperativeMatrixLayoutColumnMajor)
+#elif COOPMAT_EMULATED
+// A or B "fragment": where it lies in `tiles` (read only before the next
+// barrier, as the real fragments are). An accumulator: lane l of a 32-lane
+// warp holds elements 8l .. 8l+7 of the 16x16 matrix, row-major.
+struct Fragment {
+  uint element, stride;  // in uvec4, as coopMatLoad takes them
+};
+struct Accumulator {
+  int v[8];
+};
+#define A_T Fragment
+#define B_T Fragment
+#define ACC_T Accumulator
+#define ACC_ZERO Accumulator(int[8](0, 0, 0, 0, 0, 0, 0, 0))
+#define LOAD_A(f, e, s) f = Fragment(e, s)
+#define LOAD_B(f, e, s) f = Fragment(e, s)
+#define MMA(a, b, c) emulatedMulAdd(a, b, c)
+#define STORE_ACC(f, e, s) emulatedStore(f, e, s)
+// Byte i of a staged row starting at uvec4 `element`, as a signed value.
+int stagedByte(uint element, uint i) {
+  return bitfieldExtract(int(tiles[element + i / 16][(i / 4) % 4]), int(8 * (i % 4)), 8);
+}
+Accumulator emulatedMulAdd(Fragment a, Fragment b, Accumulator c) {
+  const uint lane = gl_LocalInvocationID.x % 32;
+  for (uint e = 0; e < 8; ++e) {
+    const uint row = (8 * lane + e) / 16, column = (8 * lane + e) % 16;
+    int sum = 0;
+    for (uint k = 0; k < 32; ++k)  // A row-major (rows of k), B column-major (columns of k)
+      sum += stagedByte(a.element + row * a.stride, k) * stagedByte(b.element + column * b.stride, k);
+    c.v[e] += sum;
+  }
+  return c;
+}
+void emulatedStore(Accumulator c, uint element, uint stride) {  // column-major int32
+  const uint lane = gl_LocalInvocationID.x % 32;
+  for (uint e = 0; e < 8; ++e) {
+    const uint row = (8 * lane + e) / 16, column = (8 * lane + e) % 16;
+    const uint word = 4 * (element + column * stride) + row;
+    tiles[word / 4][word % 4] = uint(c.v[e]);
+  }
+}
+#else
+#error define COOPMAT_NV, COOPMAT_KHR or COOPMAT_EMULATED
+#endif
+
+// Byte j of each of 4 words, as one word: the 4x4 byte transpose that turns
+// 4 k-rows of 4 m into 4 m-rows of 4 k.
+uint gatherBytes(uvec4 w, uint j) {
+  const int s = int(8 * j);
+  return bitfieldExtract(w.x, s, 8) | (bitfieldExtract(w.y, s, 8) << 8) | (bitfieldExtract(w.z, s, 8) << 16) |
+         (bitfieldExtract(w.w, s, 8) << 24);
+}
+
+void main() {
+  ConvParams p = ConvParams(pc.paramsAddress);
+  const uint t = gl_LocalInvocationID.x;
+  const uint lane = t % 32, warp = t / 32;
+  const uint warpM = warp % WARPS_M, warpN = warp / WARPS_M;
+  const uint64_t inputAddress = tensorAddress(0);
+  const uint64_t inputZeroPointAddress = tensorAddress(1);
+  const uint64_t filterAddress = tensorAddress(2);
+  const uint64_t filterZeroPointAddress = tensorAddress(3);
+  const uint64_t outputAddress = tensorAddress(4);
+
+  const uint M = p.M, Ng = p.groupOutputChannels, Kg = p.groupK;
+  const uint KW = p.kernelW, KH = p.kernelH, KHW = KH * KW;
+  const uint flags = p.flags;
+  const bool inputSigned = (flags & INPUT_SIGNED_FLAG) != 0;
+  const bool filterSigned = (flags & FILTER_SIGNED_FLAG) != 0;
+  const bool rowsContiguous = (flags & INPUT_ROWS_CONTIGUOUS) != 0;
+  // XOR masks that flip UINT8 bytes to INT8.
+  const uint inputFlip = inputSigned ? 0u : 0x80808080u;
+  const uint filterFlip = filterSigned ? 0u : 0x80808080u;
+
+  // The input zero point: its raw byte (the value of padded positions) and
+  // its value in the flipped domain.
+  const uint xzBits = (flags & HAS_INPUT_ZERO_POINT) != 0 ? loadByte(inputZeroPointAddress) : 0u;
+  const int xzFlipped = bitfieldExtract(int(xzBits ^ (inputFlip & 0xFFu)), 0, 8);
+  const uint xzWord = xzBits * 0x01010101u;
+
+  const INDEX_T inS0 = INDEX_T(p.inputStrides[0]), inS1 = INDEX_T(p.inputStrides[1]);
+  const INDEX_T inS2 = INDEX_T(p.inputStrides[2]), inS3 = INDEX_T(p.inputStrides[3]);
+  const INDEX_T fS0 = INDEX_T(p.filterStrides[0]), fS1 = INDEX_T(p.filterStrides[1]);
+  const INDEX_T fS2 = INDEX_T(p.filterStrides[2]), fS3 = INDEX_T(p.filterStrides[3]);
+  const bool filterKContiguous = (KW == 1 || fS3 == 1) && (KH == 1 || fS2 == INDEX_T(KW)) &&
+                                 (p.groupChannels == 1 || fS1 == INDEX_T(KHW));
+  const uint kTiles = Kg / BK + uint(Kg % BK != 0);
+
+  // This invocation's share of the staging, the same every K step (so its
+  // row and column sums accumulate in registers): the A quad of rows
+  // 4*aQuadRow.. and k 4*aQuadK.. (BM/4 x BK/4 = WG quads), and B chunks of
+  // 16 k: row bChunk/2, half bChunk%2, for bChunk = t, t + WG, ...
+  const uint aQuadK = t % (BK / 4), aQuadRow = t / (BK / 4);
+  const uint B_CHUNKS = BN * 2 / WG;  // 1 or 2
+
+  for (uint tile = gl_WorkGroupID.x; tile < p.tiles; tile += gl_NumWorkGroups.x) {
+    const uint mTile = tile % p.mTiles;
+    const uint nTile = (tile / p.mTiles) % p.nTiles;
+    const uint g = tile / p.mTiles / p.nTiles;
+    const uint m0 = mTile * BM, n0 = nTile * BN;
+
+    // Where the quad's 4 rows start in the input (row j: output pixel m0 + 4*aQuadRow + j).
+    bool rowValid[4];
+    COORD_T iy0[4], ix0[4];
+    INDEX_T rowBase[4];
+    [[unroll]] for (uint j = 0; j < 4; ++j) {
+      const uint row = 4 * aQuadRow + j, m = m0 + row;
+      rowValid[j] = row < M - m0;
+      const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
+      iy0[j] = COORD_T(oy) * COORD_T(p.strideY) - COORD_T(p.padY);
+      ix0[j] = COORD_T(ox) * COORD_T(p.strideX) - COORD_T(p.padX);
+      rowBase[j] = INDEX_T(batch) * inS0 + INDEX_T(g * p.groupChannels) * inS1;
+    }
+    int rowPartial[4] = int[4](0, 0, 0, 0);
+    int colPartial[2] = int[2](0, 0);
+
+    if (t < BM) rowSums[t] = 0;
+    if (t < BN) colSums[t] = 0;
+
+    // Loads K step kt into registers: the A quad as 4 words of 4 k (one per
+    // row), the B chunks as uvec4 of 16 k; all flipped to INT8.
+    uvec4 aStaged;
+    uvec4 bStaged[2];
+    #define LOAD_STEP(kt)                                                                                            \
+      {                                                                                                              \
+        const uint k0 = (kt) * BK;                                                                                   \
+        /* A: kWords[i] holds k = k0 + 4*aQuadK + i for rows 0..3 (one byte each). */                               \
+        uvec4 kWords = uvec4(0);                                                                                     \
+        const uint kq = k0 + 4 * aQuadK;                                                                             \
+        const uint kCount = kq < Kg ? min(4u, Kg - kq) : 0u;                                                         \
+        uint c = kq / KHW, ky = (kq % KHW) / KW, kx = kq % KW;                                                       \
+        for (uint i = 0; i < kCount; ++i) {                                                                          \
+          const COORD_T dy = COORD_T(ky) * COORD_T(p.dilationY), dx = COORD_T(kx) * COORD_T(p.dilationX);          \
+          uint word = 0;                                                                                             \
+          if (rowsContiguous) {                                                                                      \
+            /* 4 consecutive bytes of one input row (or all padding). */                                            \
+            const COORD_T iy = iy0[0] + dy, ix = ix0[0] + dx;                                                        \
+            if (!rowValid[0]) {                                                                                      \
+            } else if (!inRange(iy, p.inputH)) {                                                                     \
+              word = xzWord;                                                                                         \
+            } else {                                                                                                 \
+              const INDEX_T base = rowBase[0] + INDEX_T(c) * inS1 + INDEX_T(iy) * inS2;                              \
+              if (ix >= 0 && ix + 3 < COORD_T(p.inputW)) {                                                           \
+                const uint64_t address = inputAddress + uint64_t(base + INDEX_T(ix));                                \
+                const uint64_t aligned = address & ~uint64_t(3);                                                     \
+                const uint shift = uint(address & 3) * 8;                                                            \
+                word = WordRef(aligned).value;                                                                       \
+                /* The next word is read only when needed: it ends before the tensor's 4-byte-rounded size. */     \
+                if (shift != 0) word = (word >> shift) | (WordRef(aligned + 4).value << (32 - shift));             \
+              } else {                                                                                               \
+                for (uint j = 0; j < 4; ++j) {                                                                       \
+                  const COORD_T x = ix + COORD_T(j);                                                                 \
+                  const uint value = inRange(x, p.inputW) ? loadByte(inputAddress + uint64_t(base + INDEX_T(x)))     \
+                                                          : xzBits;                                                  \
+                  word |= value << (8 * j);                                                                          \
+                }                                                                                                    \
+              }                                                                                                      \
+            }                                                                                                        \
+          } else {                                                                                                   \
+            for (uint j = 0; j < 4; ++j) {                                                                           \
+              if (!rowValid[j]) continue;                                                                            \
+              const COORD_T iy = iy0[j] + dy, ix = ix0[j] + dx;                                                      \
+              uint value = xzBits;                                                                                   \
+              if (inRange(iy, p.inputH) && inRange(ix, p.inputW))                                                    \
+                value = loadByte(inputAddress +                                                                      \
+                                 uint64_t(rowBase[j] + INDEX_T(c) * inS1 + INDEX_T(iy) * inS2 + INDEX_T(ix) * inS3)); \
+              word |= value << (8 * j);                                                                              \
+            }                                                                                                        \
+          }                                                                                                          \
+          /* Flip only real rows: rows past M stay 0. */                                                             \
+          uint validMask = 0;                                                                                        \
+          for (uint j = 0; j < 4; ++j)                                                                               \
+            if (rowValid[j]) validMask |= 0xFFu << (8 * j);                                                          \
+          kWords[i] = (word ^ inputFlip) & validMask;                                                                \
+          nextK(c, ky, kx, KW, KH);                                                                                  \
+        }                                                                                                            \
+        aStaged = uvec4(gatherBytes(kWords, 0), gatherBytes(kWords, 1), gatherBytes(kWords, 2),                      \
+                        gatherBytes(kWords, 3));                                                                     \
+        /* B: 16 consecutive k of filter row n. */                                                                   \
+        for (uint r = 0; r < B_CHUNKS; ++r) {                                                                        \
+          const uint chunk = t + r * WG, bRow = chunk / 2, half_ = chunk % 2;                                        \
+          const uint n = n0 + bRow, kStart = k0 + 16 * half_;                                                        \
+          uvec4 words = uvec4(0);                                                                                    \
+          if (bRow < Ng - n0 && kStart < Kg) {                                                                       \
+            const uint count = min(16u, Kg - kStart);                                                                \
+            const INDEX_T rowOffset = INDEX_T(g * Ng + n) * fS0;                                                     \
+            const uint64_t rowAddress = filterAddress + uint64_t(rowOffset + INDEX_T(kStart));                      \
+            if (filterKContiguous && count == 16 && (rowAddress & 15) == 0) {                                        \
+              words = Word4Ref(rowAddress).value ^ uvec4(filterFlip);                                                \
+            } else {                                                                                                 \
+              uint fc = kStart / KHW, fky = (kStart % KHW) / KW, fkx = kStart % KW;                                  \
+              for (uint e = 0; e < count; ++e) {                                                                     \
+                const uint value = loadByte(filterAddress + uint64_t(rowOffset + INDEX_T(fc) * fS1 +                 \
+                                                                     INDEX_T(fky) * fS2 + INDEX_T(fkx) * fS3));     \
+                words[e / 4] |= ((value ^ filterFlip) & 0xFFu) << (8 * (e % 4));                                     \
+                nextK(fc, fky, fkx, KW, KH);                                                                         \
+              }                                                                                                      \
+            }                                                                                                        \
+          }                                                                                                          \
+          bStaged[r] = words;                                                                                        \
+        }                                                                                                            \
+      }
+    // Stores the registers into buffer `b` and adds them to the sums.
+    #define STORE_STEP(b)                                                                                            \
+      {                                                                                                              \
+        const uint base = (b) * STAGE4;                                                                              \
+        for (uint j = 0; j < 4; ++j) {                                                                               \
+          tiles[base + (4 * aQuadRow + j) * ROW4 + aQuadK / 4][aQuadK % 4] = aStaged[j];                             \
+          rowPartial[j] += byteSum(aStaged[j], true);                                                                \
+        }                                                                                                            \
+        for (uint r = 0; r < B_CHUNKS; ++r) {                                                                        \
+          const uint chunk = t + r * WG;                                                                             \
+          tiles[base + (BM + chunk / 2) * ROW4 + chunk % 2] = bStaged[r];                                            \
+          colPartial[r] += byteSum(bStaged[r], true);                                                                \
+        }                                                                                                            \
+      }
+
+    ACC_T acc[FM * FN];
+    [[unroll]] for (uint f = 0; f < FM * FN; ++f) acc[f] = ACC_ZERO;
+
+    LOAD_STEP(0u)
+    STORE_STEP(0u)
+    barrier();
+    for (uint kt = 0; kt < kTiles; ++kt) {
+      const bool more = kt + 1 < kTiles;
+      if (more) LOAD_STEP(kt + 1)  // global loads in flight during the multiplies
+      const uint base = (kt % 2) * STAGE4;
+      A_T a[FM];
+      [[unroll]] for (uint i = 0; i < FM; ++i) LOAD_A(a[i], base + (warpM * FM + i) * 16 * ROW4, ROW4);
+      [[unroll]] for (uint j = 0; j < FN; ++j) {
+        B_T b;
+        LOAD_B(b, base + (BM + (warpN * FN + j) * 16) * ROW4, ROW4);
+        [[unroll]] for (uint i = 0; i < FM; ++i) acc[i * FN + j] = MMA(a[i], b, acc[i * FN + j]);
+      }
+      if (more) STORE_STEP((kt + 1) % 2)
+      barrier();
+    }
+
+    // Sums: each row and column has several contributors.
+    for (uint j = 0; j < 4; ++j) atomicAdd(rowSums[4 * aQuadRow + j], rowPartial[j]);
+    for (uint r = 0; r < B_CHUNKS; ++r) atomicAdd(colSums[(t + r * WG) / 2], colPartial[r]);
+
+    // Epilogue: per warp, 32 rows x 16 columns at a time through shared
+    // memory (column-major), so each store instruction writes 32
+    // consecutive m of one output channel.
+    const uint scratch = warp * (32 * 16 / 4);
+    const int kg = int(Kg);
+    for (uint ip = 0; ip < FM / 2; ++ip) {
+      const uint row = (warpM * FM + 2 * ip) * 16 + lane, m = m0 + row;
+      const bool valid = row < M - m0;
+      const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
+      const INDEX_T outRow = INDEX_T(batch) * INDEX_T(p.outputStrides[0]) + INDEX_T(oy) * INDEX_T(p.outputStrides[2]) +
+                             INDEX_T(ox) * INDEX_T(p.outputStrides[3]);
+      for (uint j = 0; j < FN; ++j) {
+        barrier();  // the buffers (or the previous scratch) are no longer read
+        [[unroll]] for (uint h = 0; h < 2; ++h) STORE_ACC(acc[(2 * ip + h) * FN + j], scratch + 4 * h, 8);
+        barrier();
+        const int rowSum = rowSums[row];
+        for (uint c = 0; c < 16; ++c) {
+          const uint column = (warpN * FN + j) * 16 + c, n = n0 + column;
+          if (!valid || column >= Ng - n0) continue;
+          const uint oc = g * Ng + n;
+          int wz = 0;  // the filter zero point, flipped like the filter
+          if ((flags & HAS_FILTER_ZERO_POINT) != 0)
+            wz = int(loadByte(filterZeroPointAddress + uint64_t(oc) * p.filterZeroPointStride));
+          wz = bitfieldExtract(int(uint(wz) ^ (filterFlip & 0xFFu)), 0, 8);
+          const int product = int(tiles[scratch + c * 8 + lane / 4][lane % 4]);
+          const int value = product - wz * rowSum - xzFlipped * colSums[column] + kg * xzFlipped * wz;
+          OutputRef(outputAddress + 4 * uint64_t(outRow + INDEX_T(oc) * INDEX_T(p.outputStrides[1]))).value = value;
+        }
+      }
+    }
+    barrier();  // the sums and scratch are read before the next tile resets them
+  }
+}
