@@ -124,6 +124,65 @@ def ort_conv_tops(result):
 
 
 def print_table(header, rows, markdown):
+    if markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + " --- |" * len(header))
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+    else:
+        widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(header)]
+        print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+        for row in rows:
+            print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
+
+
+def convolution_table(vk, markdown):
+    convs = [r for r in vk["results"] if r["operator"] == "conv"]
+    peak = next((r["tops"] for r in vk["results"] if r["operator"] == "coopmat"), None)
+    if not convs:
+        return
+    print()
+    print(f"int8 cooperative-matrix peak (same vkdml run): {peak:.0f} TOPS" if peak else "no cooperative-matrix peak")
+    header = ["case", "GEMM MxNxK", "path", "vkdml us", "vkdml TOPS", "torch._int_mm TOPS", "vkdml/_int_mm",
+              "vkdml/peak", "ORT CPU TOPS"]
+    rows, done = [], {}
+    for r in convs:
+        if r["gemm"] not in done:
+            done[r["gemm"]] = (int_mm_tops(r["gemm"]), ort_conv_tops(r) if "--ort" in sys.argv else None)
+            torch.cuda.empty_cache()
+        mm, ort_tops = done[r["gemm"]]
+        rows.append([r["case"], r["gemm"], r.get("path", ""), f"{r['median_ns'] / 1e3:.1f}", f"{r['tops']:.1f}",
+                     f"{mm:.0f}", f"{r['tops'] / mm:.2f}", f"{r['tops'] / peak:.2f}" if peak else "-",
+                     f"{ort_tops:.3f}" if ort_tops else "-"])
+    print_table(header, rows, markdown)
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    vk = json.load(open(sys.argv[1]))
+    markdown = "--markdown" in sys.argv
+    copy_bytes = 1 << 30
+    a = torch.empty(copy_bytes // 4, device="cuda", dtype=torch.float32)
+    b = torch.empty_like(a)
+    torch_copy = 2 * copy_bytes / median_ms(lambda: b.copy_(a)) / 1e6
+    print(f"device: {vk['device']} / {torch.cuda.get_device_name()}; PyTorch {torch.__version__}; "
+          f"torch device copy of 1 GiB: {torch_copy:.0f} GB/s")
+    header = ["operator", "case", "shape", "MB", "vkdml us", "vkdml GB/s", "PyTorch us", "PyTorch GB/s",
+              "copy GB/s", "vkdml/PyTorch", "vkdml/copy"]
+    rows = []
+    for r in vk["results"]:
+        if not r.get("bytes"):
+            continue
+        work = torch_case(r)
+        torch_ms = median_ms(work) if work else float("nan")
+        torch_gbps = r["bytes"] / torch_ms / 1e6 if work else float("nan")
+        rows.append([r["operator"], r["case"], r["shape"], f"{r['bytes'] / 1e6:.1f}", f"{r['median_ns'] / 1e3:.1f}",
+                     f"{r['gbps']:.0f}", f"{torch_ms * 1e3:.1f}", f"{torch_gbps:.0f}", f"{r['copy_gbps']:.0f}",
+                     f"{r['gbps'] / torch_gbps:.2f}", f"{r['ratio_to_copy']:.2f}"])
+        del work
+        torch.cuda.empty_cache()
     print_table(header, rows, markdown)
     convolution_table(vk, markdown)
     return 0

@@ -88,7 +88,7 @@ TileShape chooseTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& de
 constexpr uint32_t kCoopmatBM = 128, kCoopmatWorkgroup = 256, kCoopmatSubgroup = 32;
 uint32_t coopmatSharedBytes(uint32_t bn) {
   const uint32_t stage = (kCoopmatBM + bn) * 3 * 16, scratch = 8 * 32 * 16 * 4;
-  return std::max(2 * stage, scratch) + (kCoopmatBM + bn) * 4;
+  return std::max(2 * stage, scratch) + (kCoopmatBM + 2 * bn) * 4;
 }
 
 // Why the device cannot run `path`, or empty.
@@ -203,9 +203,12 @@ struct ConvolutionIntegerPlan : OperatorPlan {
     Dispatch d;
     if (path == ConvolutionPath::CooperativeMatrix || path == ConvolutionPath::CooperativeMatrixEmulated) {
       // Quads of 4 output pixels are 4 consecutive input bytes when x moves
-      // by 1 byte per pixel and rows hold whole quads.
-      // (Words are read from 4-byte-aligned addresses: the binding offset must be one.)
-      if (p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && input.offsetAlignment >= 4)
+      // by 1 byte per pixel and rows hold whole quads; the kernel then reads
+      // aligned words, which lie wholly inside or outside a row when rows
+      // are whole words and start 4-byte aligned (binding offsets included).
+      const bool wordRows = p.inputW % 4 == 0 && p.inputStrides[0] % 4 == 0 && p.inputStrides[1] % 4 == 0 &&
+                            p.inputStrides[2] % 4 == 0 && input.offsetAlignment >= 4;
+      if (p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && wordRows)
         p.flags |= kInputRowsContiguous;
       const uint32_t bn =
           p.groupOutputChannels > 128 && device.maxComputeSharedMemorySize >= coopmatSharedBytes(256) ? 256 : 128;

@@ -22,8 +22,8 @@
 // warps multiply one buffer, the next K step is loaded into registers and
 // then stored into the other, one barrier per step. A is staged in quads of
 // 4 rows x 4 k: where 4 consecutive m are 4 consecutive input bytes
-// (INPUT_ROWS_CONTIGUOUS) a quad is 4 word loads and a 4x4 byte transpose,
-// otherwise 16 byte gathers. B rows are contiguous in k for packed filters:
+// (INPUT_ROWS_CONTIGUOUS) a quad is 8 aligned word loads, funnel shifts and
+// a 4x4 byte transpose, otherwise 16 byte gathers. B rows are contiguous in k for packed filters:
 // one 16-byte load per 16 k.
 //
 // Defines: FN (fragments per warp along n: 2 or 4), INDEX_BITS (32 or 64),
@@ -59,6 +59,7 @@ const uint SCRATCH4 = WARPS_M * WARPS_N * 32 * 16 / 4;
 shared uvec4 tiles[max(2 * STAGE4, SCRATCH4)];
 shared int rowSums[BM];  // sum over k of each staged A row (flipped bytes)
 shared int colSums[BN];  // likewise for B rows
+shared int colZeroPoints[BN];  // the filter zero point of each column, flipped
 
 #if COOPMAT_NV
 #define A_T icoopmatNV<8, gl_ScopeSubgroup, 16, 32>
@@ -191,107 +192,111 @@ void main() {
       ix0[j] = COORD_T(ox) * COORD_T(p.strideX) - COORD_T(p.padX);
       rowBase[j] = INDEX_T(batch) * inS0 + INDEX_T(g * p.groupChannels) * inS1;
     }
+    uint rowMask = 0;  // the bytes of rows below M
+    [[unroll]] for (uint j = 0; j < 4; ++j)
+      if (rowValid[j]) rowMask |= 0xFFu << (8 * j);
     int rowPartial[4] = int[4](0, 0, 0, 0);
     int colPartial[2] = int[2](0, 0);
 
     if (t < BM) rowSums[t] = 0;
-    if (t < BN) colSums[t] = 0;
+    if (t < BN) {
+      colSums[t] = 0;
+      // The column's filter zero point, flipped like the filter (read once per tile).
+      uint wz = 0;
+      if ((flags & HAS_FILTER_ZERO_POINT) != 0 && t < Ng - n0)
+        wz = loadByte(filterZeroPointAddress + uint64_t(g * Ng + n0 + t) * p.filterZeroPointStride);
+      colZeroPoints[t] = bitfieldExtract(int(wz ^ (filterFlip & 0xFFu)), 0, 8);
+    }
 
-    // Loads K step kt into registers: the A quad as 4 words of 4 k (one per
-    // row), the B chunks as uvec4 of 16 k; all flipped to INT8.
-    uvec4 aStaged;
-    uvec4 bStaged[2];
+    // The global loads of one K step go to registers (LOAD_STEP) and are
+    // only used after the multiplies of the previous step (STORE_STEP), so
+    // their latency overlaps the tensor-core work. A quad of contiguous rows:
+    // per k, the two aligned words around its 4 bytes (aRaw[2i], aRaw[2i+1])
+    // and the byte shift (aRaw[8+i]); otherwise, per k and row, one byte
+    // (aRaw[4i+j]). Rows of whole words (W % 4 == 0, rows 4-byte aligned) make
+    // every word wholly inside or outside the row: outside, it is padding.
+    uint aRaw[16];
+    uint aCount;  // k of the quad below Kg
+    uvec4 bRaw[2];
+    uint bCount[2];  // k of each B chunk below Kg (0: past Ng or Kg)
     #define LOAD_STEP(kt)                                                                                            \
       {                                                                                                              \
-        const uint k0 = (kt) * BK;                                                                                   \
-        /* A: kWords[i] holds k = k0 + 4*aQuadK + i for rows 0..3 (one byte each). */                               \
-        uvec4 kWords = uvec4(0);                                                                                     \
-        const uint kq = k0 + 4 * aQuadK;                                                                             \
-        const uint kCount = kq < Kg ? min(4u, Kg - kq) : 0u;                                                         \
+        const uint kq = (kt) * BK + 4 * aQuadK;                                                                      \
+        aCount = kq < Kg ? min(4u, Kg - kq) : 0u;                                                                    \
         uint c = kq / KHW, ky = (kq % KHW) / KW, kx = kq % KW;                                                       \
-        for (uint i = 0; i < kCount; ++i) {                                                                          \
+        [[unroll]] for (uint i = 0; i < 4; ++i) {                                                                    \
           const COORD_T dy = COORD_T(ky) * COORD_T(p.dilationY), dx = COORD_T(kx) * COORD_T(p.dilationX);          \
-          uint word = 0;                                                                                             \
+          const bool kValid = i < aCount;                                                                            \
           if (rowsContiguous) {                                                                                      \
-            /* 4 consecutive bytes of one input row (or all padding). */                                            \
-            const COORD_T iy = iy0[0] + dy, ix = ix0[0] + dx;                                                        \
-            if (!rowValid[0]) {                                                                                      \
-            } else if (!inRange(iy, p.inputH)) {                                                                     \
-              word = xzWord;                                                                                         \
-            } else {                                                                                                 \
-              const INDEX_T base = rowBase[0] + INDEX_T(c) * inS1 + INDEX_T(iy) * inS2;                              \
-              if (ix >= 0 && ix + 3 < COORD_T(p.inputW)) {                                                           \
-                const uint64_t address = inputAddress + uint64_t(base + INDEX_T(ix));                                \
-                const uint64_t aligned = address & ~uint64_t(3);                                                     \
-                const uint shift = uint(address & 3) * 8;                                                            \
-                word = WordRef(aligned).value;                                                                       \
-                /* The next word is read only when needed: it ends before the tensor's 4-byte-rounded size. */     \
-                if (shift != 0) word = (word >> shift) | (WordRef(aligned + 4).value << (32 - shift));             \
-              } else {                                                                                               \
-                for (uint j = 0; j < 4; ++j) {                                                                       \
-                  const COORD_T x = ix + COORD_T(j);                                                                 \
-                  const uint value = inRange(x, p.inputW) ? loadByte(inputAddress + uint64_t(base + INDEX_T(x)))     \
-                                                          : xzBits;                                                  \
-                  word |= value << (8 * j);                                                                          \
-                }                                                                                                    \
-              }                                                                                                      \
-            }                                                                                                        \
+            const COORD_T iy = iy0[0] + dy, ix = ix0[0] + dx, x0 = ix - (ix & 3);                                    \
+            const bool rowIn = kValid && rowValid[0] && inRange(iy, p.inputH);                                       \
+            const uint64_t rowAddress = inputAddress + uint64_t(rowBase[0] + INDEX_T(c) * inS1 + INDEX_T(iy) * inS2); \
+            aRaw[2 * i] = rowIn && inRange(x0, p.inputW) ? WordRef(rowAddress + uint64_t(INDEX_T(x0))).value : xzWord; \
+            aRaw[2 * i + 1] =                                                                                        \
+                rowIn && inRange(x0 + 4, p.inputW) ? WordRef(rowAddress + uint64_t(INDEX_T(x0 + 4))).value : xzWord; \
+            aRaw[8 + i] = uint(ix & 3) * 8;                                                                          \
           } else {                                                                                                   \
-            for (uint j = 0; j < 4; ++j) {                                                                           \
-              if (!rowValid[j]) continue;                                                                            \
+            [[unroll]] for (uint j = 0; j < 4; ++j) {                                                                \
               const COORD_T iy = iy0[j] + dy, ix = ix0[j] + dx;                                                      \
-              uint value = xzBits;                                                                                   \
-              if (inRange(iy, p.inputH) && inRange(ix, p.inputW))                                                    \
-                value = loadByte(inputAddress +                                                                      \
-                                 uint64_t(rowBase[j] + INDEX_T(c) * inS1 + INDEX_T(iy) * inS2 + INDEX_T(ix) * inS3)); \
-              word |= value << (8 * j);                                                                              \
+              aRaw[4 * i + j] = kValid && rowValid[j] && inRange(iy, p.inputH) && inRange(ix, p.inputW)             \
+                                    ? loadByte(inputAddress + uint64_t(rowBase[j] + INDEX_T(c) * inS1 +             \
+                                                                       INDEX_T(iy) * inS2 + INDEX_T(ix) * inS3))    \
+                                    : xzBits;                                                                        \
             }                                                                                                        \
           }                                                                                                          \
-          /* Flip only real rows: rows past M stay 0. */                                                             \
-          uint validMask = 0;                                                                                        \
-          for (uint j = 0; j < 4; ++j)                                                                               \
-            if (rowValid[j]) validMask |= 0xFFu << (8 * j);                                                          \
-          kWords[i] = (word ^ inputFlip) & validMask;                                                                \
           nextK(c, ky, kx, KW, KH);                                                                                  \
         }                                                                                                            \
-        aStaged = uvec4(gatherBytes(kWords, 0), gatherBytes(kWords, 1), gatherBytes(kWords, 2),                      \
-                        gatherBytes(kWords, 3));                                                                     \
         /* B: 16 consecutive k of filter row n. */                                                                   \
-        for (uint r = 0; r < B_CHUNKS; ++r) {                                                                        \
-          const uint chunk = t + r * WG, bRow = chunk / 2, half_ = chunk % 2;                                        \
-          const uint n = n0 + bRow, kStart = k0 + 16 * half_;                                                        \
-          uvec4 words = uvec4(0);                                                                                    \
-          if (bRow < Ng - n0 && kStart < Kg) {                                                                       \
-            const uint count = min(16u, Kg - kStart);                                                                \
-            const INDEX_T rowOffset = INDEX_T(g * Ng + n) * fS0;                                                     \
-            const uint64_t rowAddress = filterAddress + uint64_t(rowOffset + INDEX_T(kStart));                      \
-            if (filterKContiguous && count == 16 && (rowAddress & 15) == 0) {                                        \
-              words = Word4Ref(rowAddress).value ^ uvec4(filterFlip);                                                \
-            } else {                                                                                                 \
-              uint fc = kStart / KHW, fky = (kStart % KHW) / KW, fkx = kStart % KW;                                  \
-              for (uint e = 0; e < count; ++e) {                                                                     \
-                const uint value = loadByte(filterAddress + uint64_t(rowOffset + INDEX_T(fc) * fS1 +                 \
-                                                                     INDEX_T(fky) * fS2 + INDEX_T(fkx) * fS3));     \
-                words[e / 4] |= ((value ^ filterFlip) & 0xFFu) << (8 * (e % 4));                                     \
-                nextK(fc, fky, fkx, KW, KH);                                                                         \
-              }                                                                                                      \
+        [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) {                                                             \
+          const uint chunk = t + r * WG, bRow = chunk / 2;                                                           \
+          const uint n = n0 + bRow, kStart = (kt) * BK + 16 * (chunk % 2);                                          \
+          bCount[r] = bRow < Ng - n0 && kStart < Kg ? min(16u, Kg - kStart) : 0u;                                    \
+          bRaw[r] = uvec4(0);                                                                                        \
+          const INDEX_T rowOffset = INDEX_T(g * Ng + n) * fS0;                                                       \
+          const uint64_t rowAddress = filterAddress + uint64_t(rowOffset + INDEX_T(kStart));                        \
+          if (bCount[r] == 16 && filterKContiguous && (rowAddress & 15) == 0) {                                      \
+            bRaw[r] = Word4Ref(rowAddress).value;                                                                    \
+          } else if (bCount[r] > 0) {                                                                                \
+            uint fc = kStart / KHW, fky = (kStart % KHW) / KW, fkx = kStart % KW;                                    \
+            for (uint e = 0; e < bCount[r]; ++e) {                                                                   \
+              const uint value = loadByte(filterAddress + uint64_t(rowOffset + INDEX_T(fc) * fS1 +                   \
+                                                                   INDEX_T(fky) * fS2 + INDEX_T(fkx) * fS3));       \
+              bRaw[r][e / 4] |= value << (8 * (e % 4));                                                              \
+              nextK(fc, fky, fkx, KW, KH);                                                                           \
             }                                                                                                        \
           }                                                                                                          \
-          bStaged[r] = words;                                                                                        \
         }                                                                                                            \
       }
-    // Stores the registers into buffer `b` and adds them to the sums.
+    // Finishes the step's values (flipped to INT8; 0 past M, Ng and Kg),
+    // stores them into buffer `b` and adds them to the sums.
     #define STORE_STEP(b)                                                                                            \
       {                                                                                                              \
         const uint base = (b) * STAGE4;                                                                              \
-        for (uint j = 0; j < 4; ++j) {                                                                               \
-          tiles[base + (4 * aQuadRow + j) * ROW4 + aQuadK / 4][aQuadK % 4] = aStaged[j];                             \
-          rowPartial[j] += byteSum(aStaged[j], true);                                                                \
+        uvec4 kWords;                                                                                                \
+        [[unroll]] for (uint i = 0; i < 4; ++i) {                                                                    \
+          uint word;                                                                                                 \
+          if (rowsContiguous) {                                                                                      \
+            const uint shift = aRaw[8 + i];                                                                          \
+            word = shift == 0 ? aRaw[2 * i] : (aRaw[2 * i] >> shift) | (aRaw[2 * i + 1] << (32 - shift));           \
+          } else {                                                                                                   \
+            word = aRaw[4 * i] | (aRaw[4 * i + 1] << 8) | (aRaw[4 * i + 2] << 16) | (aRaw[4 * i + 3] << 24);         \
+          }                                                                                                          \
+          kWords[i] = i < aCount ? (word ^ inputFlip) & rowMask : 0u;                                                \
         }                                                                                                            \
-        for (uint r = 0; r < B_CHUNKS; ++r) {                                                                        \
+        [[unroll]] for (uint j = 0; j < 4; ++j) {                                                                    \
+          const uint word = gatherBytes(kWords, j);                                                                  \
+          tiles[base + (4 * aQuadRow + j) * ROW4 + aQuadK / 4][aQuadK % 4] = word;                                   \
+          rowPartial[j] += byteSum(word, true);                                                                      \
+        }                                                                                                            \
+        [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) {                                                             \
           const uint chunk = t + r * WG;                                                                             \
-          tiles[base + (BM + chunk / 2) * ROW4 + chunk % 2] = bStaged[r];                                            \
-          colPartial[r] += byteSum(bStaged[r], true);                                                                \
+          uvec4 words = bRaw[r] ^ uvec4(filterFlip);                                                                 \
+          [[unroll]] for (uint w = 0; w < 4; ++w) {                                                                  \
+            const uint valid = uint(clamp(int(bCount[r]) - int(4 * w), 0, 4));                                      \
+            words[w] &= valid == 4 ? ~0u : (1u << (8 * valid)) - 1u;                                                 \
+          }                                                                                                          \
+          tiles[base + (BM + chunk / 2) * ROW4 + chunk % 2] = words;                                                 \
+          colPartial[r] += byteSum(words, true);                                                                     \
         }                                                                                                            \
       }
 
@@ -340,10 +345,7 @@ void main() {
           const uint column = (warpN * FN + j) * 16 + c, n = n0 + column;
           if (!valid || column >= Ng - n0) continue;
           const uint oc = g * Ng + n;
-          int wz = 0;  // the filter zero point, flipped like the filter
-          if ((flags & HAS_FILTER_ZERO_POINT) != 0)
-            wz = int(loadByte(filterZeroPointAddress + uint64_t(oc) * p.filterZeroPointStride));
-          wz = bitfieldExtract(int(uint(wz) ^ (filterFlip & 0xFFu)), 0, 8);
+          const int wz = colZeroPoints[column];
           const int product = int(tiles[scratch + c * 8 + lane / 4][lane % 4]);
           const int value = product - wz * rowSum - xzFlipped * colSums[column] + kg * xzFlipped * wz;
           OutputRef(outputAddress + 4 * uint64_t(outRow + INDEX_T(oc) * INDEX_T(p.outputStrides[1]))).value = value;

@@ -232,6 +232,17 @@ TEST_CASE("convolution_integer: 1x1 and 3x3 filters") {
               rng);
 }
 
+// Rows of whole words with x stride 1 and OW % 4 == 0: the cooperative-matrix
+// kernel reads these with aligned word loads and funnel shifts, padding
+// words included (kernels up to 5 wide, dilation 2).
+TEST_CASE("convolution_integer: rows of whole 4-byte words") {
+  std::mt19937_64 rng(131);
+  runVariants({case2d({2, 16, 8, 12}, {40, 16, 3, 3}, 1, 1, 1, 1, 1), case2d({1, 8, 4, 16}, {36, 8, 1, 1}, 1, 1, 0, 0, 1),
+               case2d({1, 12, 6, 20}, {33, 12, 5, 5}, 1, 1, 2, 2, 1), case2d({1, 4, 8, 8}, {32, 4, 3, 3}, 1, 2, 2, 2, 1),
+               case2d({3, 64, 4, 4}, {70, 32, 3, 3}, 1, 1, 1, 1, 2)},
+              rng);
+}
+
 TEST_CASE("convolution_integer: the widest tiles (128 x 128, 8 x 8 per invocation)") {
   std::mt19937_64 rng(117);
   runVariants({case2d({3, 2, 9, 9}, {130, 2, 3, 3}, 1, 1, 1, 1, 1),       // Ng > 128: two column tiles; M = 243
