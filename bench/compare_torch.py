@@ -108,6 +108,7 @@ def ort_conv_tops(result):
          helper.make_tensor_value_info("wz", TensorProto.INT8, [])],
         [helper.make_tensor_value_info("y", TensorProto.INT32, None)])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8  # what ONNX Runtime 1.30 reads (the onnx package may write a newer one)
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     feeds = {"x": np.random.randint(0, 256, x_shape, dtype=np.uint8),
              "w": np.random.randint(-128, 128, w_shape, dtype=np.int8),

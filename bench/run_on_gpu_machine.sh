@@ -3,9 +3,10 @@
 # machine without a Vulkan loader (the H200 machine): unpacks the Debian loader
 # packages from .gl/ and takes the binaries, the validation layer and the
 # conformance cases from .gpu/ (bench/RESULTS.md says how they are gathered).
-# Writes to $OUT. SKIP_TESTS=1 skips the tests; BENCH_FILTER=TEXT runs only
-# the benchmark cases whose name contains TEXT. The convolution tests run
-# again through each path, forced.
+# Writes to $OUT. The whole test suite runs, then the convolution tests again
+# through each path, forced: TESTS=paths runs only the latter, TESTS=none
+# neither. BENCH_FILTER=TEXT runs only the benchmark cases whose name
+# contains TEXT. SKIP_COMPARE=1 leaves out bench/compare_torch.py.
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export XDG_RUNTIME_DIR=/tmp
 export LD_LIBRARY_PATH=$PWD/.gpu:$PWD/.gpu/layers VK_LAYER_PATH=$PWD/.gpu/layers VKDML_CONFORMANCE_DIR=$PWD/.gpu/conformance
 ls /usr/local/nvidia/share/vulkan/icd.d/ /etc/vulkan/icd.d /usr/share/vulkan/icd.d 2>&1 | head
@@ -15,14 +16,17 @@ if ! vulkaninfo --summary > $OUT/vulkaninfo.txt 2>&1; then
 fi
 grep -E "deviceName|driverVersion|apiVersion" $OUT/vulkaninfo.txt | head -6
 export VKDML_DEVICE=NVIDIA
-if [ -z "$SKIP_TESTS" ]; then
-  .gpu/vkdml_tests "$@" > $OUT/tests.txt 2>&1; echo "tests exit $?"; tail -4 $OUT/tests.txt
-  grep -E "ERROR|validation" $OUT/tests.txt | head -20
+if [ "$TESTS" != none ]; then
+  if [ "$TESTS" != paths ]; then
+    .gpu/vkdml_tests "$@" > $OUT/tests.txt 2>&1; echo "tests exit $?"; tail -4 $OUT/tests.txt
+    grep -E "ERROR|validation" $OUT/tests.txt | head -20
+  fi
   for path in portable dot coopmat coopmat-emulated; do
     .gpu/vkdml_tests -tc="convolution_integer*" --convolution-path=$path > $OUT/tests-$path.txt 2>&1
     echo "tests through $path: exit $?"; tail -3 $OUT/tests-$path.txt; grep -E "ERROR|validation" $OUT/tests-$path.txt | head -10
   done
 fi
-.gpu/vkdml_bench --large ${BENCH_FILTER:+--filter "$BENCH_FILTER"} --json $OUT/bench.json 2>&1 | tee $OUT/bench.txt
+.gpu/vkdml_bench --large ${BENCH_FILTER:+--filter "$BENCH_FILTER"} --json $OUT/bench$RUN.json 2>&1 | tee $OUT/bench$RUN.txt
+[ -z "$SKIP_COMPARE" ] || exit 0
 python3 -c "import onnx" 2>/dev/null && ORT=--ort || echo "no onnx package: ONNX Runtime column left out"
-python3 bench/compare_torch.py $OUT/bench.json --markdown $ORT 2>&1 | tee $OUT/compare.md
+python3 bench/compare_torch.py $OUT/bench$RUN.json --markdown $ORT 2>&1 | tee $OUT/compare.md

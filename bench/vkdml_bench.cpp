@@ -287,8 +287,9 @@ int main(int argc, char** argv) {
                     r.shape.c_str(), r.dtype.c_str(), r.bytes / 1e6, r.ns / 1e3, r.bytes / r.ns, r.bytes / r.copyNs,
                     r.copyNs / r.ns);
       } else {
-        std::printf("%-8s %-38s %-22s %-8s %10s %11.1f %9.3f TOPS\n", r.op.c_str(), (r.name + " [" + path + "]").c_str(),
-                    r.shape.c_str(), r.dtype.c_str(), "-", r.ns / 1e3, r.operations / r.ns / 1e3);
+        std::printf("%-8s %-38s %-22s %-8s %10s %11.1f %9.3f TOPS\n", r.op.c_str(),
+                    (r.name + " [" + path + "]").c_str(), r.shape.c_str(), r.dtype.c_str(), "-", r.ns / 1e3,
+                    r.operations / r.ns / 1e3);
       }
       std::fflush(stdout);
       results.push_back(r);

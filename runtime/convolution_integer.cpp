@@ -100,6 +100,7 @@ std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
       if (!device.cooperativeMatrixInt8)
         return "an int8 16x16x32 subgroup cooperative matrix (VK_NV_cooperative_matrix with shaderInt8 and "
                "vulkanMemoryModel)";
+      if (!device.integerDotProduct) return "shaderIntegerDotProduct (its byte sums are packed dot products)";
       [[fallthrough]];
     case ConvolutionPath::CooperativeMatrixEmulated:
       if (device.maxComputeSharedMemorySize < coopmatSharedBytes(128))
@@ -122,11 +123,13 @@ ConvolutionPath parsePath(const char* text) {
 }
 
 // The path a compile takes: the option, else $VKDML_CONVOLUTION_PATH, else
-// the fastest the device has for this shape. Cooperative matrices pay off
-// once the GEMM fills a few fragments (not depthwise: Ng = 1); packed dot
-// products only where the device says they are accelerated.
+// the fastest the device has for this shape. Measured on the H200
+// (bench/RESULTS.md): cooperative matrices win where the input's rows are
+// read as whole words (contiguousRows) and the GEMM has at least 64 columns;
+// with byte gathers (strided x, odd widths) the packed dot products win.
+// Packed dot products only where the device says they are accelerated.
 ConvolutionPath choosePath(const CompileOptions& options, const DeviceInfo& device, uint32_t M, uint32_t Ng,
-                           uint32_t Kg) {
+                           uint32_t Kg, bool contiguousRows) {
   ConvolutionPath path = options.convolutionPath;
   const char* field = "CompileOptions.convolutionPath";
   if (path == ConvolutionPath::Auto)
@@ -141,7 +144,8 @@ ConvolutionPath choosePath(const CompileOptions& options, const DeviceInfo& devi
                        concat("the ", toString(path), " path needs ", missing, ", which ", device.name, " lacks"));
     return path;
   }
-  if (missingFor(ConvolutionPath::CooperativeMatrix, device).empty() && Ng >= 32 && Kg >= 32 && M >= 64)
+  if (missingFor(ConvolutionPath::CooperativeMatrix, device).empty() && contiguousRows && Ng >= 64 && Kg >= 32 &&
+      M >= 128)
     return ConvolutionPath::CooperativeMatrix;
   if (device.integerDotProduct && device.integerDotProduct4x8BitPackedAccelerated) return ConvolutionPath::DotProduct;
   return ConvolutionPath::Portable;
@@ -199,17 +203,20 @@ struct ConvolutionIntegerPlan : OperatorPlan {
     if (filter.dataType == DML_TENSOR_DATA_TYPE_INT8) p.flags |= kFilterSigned;
     const char* indexBits = index64 ? "_i64" : "_i32";
 
-    const ConvolutionPath path = choosePath(options, device, p.M, p.groupOutputChannels, p.groupK);
+    // The cooperative-matrix kernel reads quads of 4 output pixels as 4
+    // consecutive input bytes when x moves by 1 byte per pixel and rows hold
+    // whole quads; it reads them as aligned words, which lie wholly inside or
+    // outside a row when rows are whole words and start 4-byte aligned
+    // (binding offsets included).
+    const bool wordRows = p.inputW % 4 == 0 && p.inputStrides[0] % 4 == 0 && p.inputStrides[1] % 4 == 0 &&
+                          p.inputStrides[2] % 4 == 0 && input.offsetAlignment >= 4;
+    const bool contiguousRows = p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && wordRows;
+    const ConvolutionPath path = choosePath(options, device, p.M, p.groupOutputChannels, p.groupK, contiguousRows);
     Dispatch d;
     if (path == ConvolutionPath::CooperativeMatrix || path == ConvolutionPath::CooperativeMatrixEmulated) {
-      // Quads of 4 output pixels are 4 consecutive input bytes when x moves
-      // by 1 byte per pixel and rows hold whole quads; the kernel then reads
-      // aligned words, which lie wholly inside or outside a row when rows
-      // are whole words and start 4-byte aligned (binding offsets included).
-      const bool wordRows = p.inputW % 4 == 0 && p.inputStrides[0] % 4 == 0 && p.inputStrides[1] % 4 == 0 &&
-                            p.inputStrides[2] % 4 == 0 && input.offsetAlignment >= 4;
-      if (p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && wordRows)
-        p.flags |= kInputRowsContiguous;
+      if (contiguousRows) p.flags |= kInputRowsContiguous;
+      // 256 columns where they fit (A is then staged once per 256 output
+      // channels: measured faster on the H200 than 128).
       const uint32_t bn =
           p.groupOutputChannels > 128 && device.maxComputeSharedMemorySize >= coopmatSharedBytes(256) ? 256 : 128;
       p.mTiles = (p.M + kCoopmatBM - 1) / kCoopmatBM;

@@ -30,6 +30,7 @@ std::vector<VkExtensionProperties> deviceExtensions(VkPhysicalDevice physicalDev
 // Optional device capabilities, by core version or extension.
 struct OptionalExtensions {
   bool memoryModel = false, dot = false, cooperativeMatrixNV = false;
+  bool pipelineStatistics = false;    // asked for with $VKDML_PIPELINE_STATISTICS=1
   std::vector<const char*> toEnable;  // the extensions that provide them below the core version
 };
 
@@ -45,6 +46,8 @@ OptionalExtensions optionalExtensions(VkPhysicalDevice physicalDevice, uint32_t 
   o.memoryModel = byVersionOrExtension(VK_API_VERSION_1_2, VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
   o.dot = byVersionOrExtension(VK_API_VERSION_1_3, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
   o.cooperativeMatrixNV = byVersionOrExtension(~0u, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  if (const char* env = std::getenv("VKDML_PIPELINE_STATISTICS"); env && std::strcmp(env, "1") == 0)
+    o.pipelineStatistics = byVersionOrExtension(~0u, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   return o;
 }
 
@@ -80,6 +83,8 @@ struct Features {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
   VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperativeMatrix{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pipelineStatistics{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   Features(const OptionalExtensions& has) {
     core.pNext = &address;
     address.pNext = &storage8;
@@ -93,6 +98,7 @@ struct Features {
     if (has.memoryModel) append(memoryModel);
     if (has.dot) append(dot);
     if (has.cooperativeMatrixNV) append(cooperativeMatrix);
+    if (has.pipelineStatistics) append(pipelineStatistics);
   }
   Features(const Features&) = delete;
 };
@@ -394,6 +400,8 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& options) {
       supported.memoryModel.vulkanMemoryModel && supported.memoryModel.vulkanMemoryModelDeviceScope;
   enabled.dot.shaderIntegerDotProduct = supported.dot.shaderIntegerDotProduct;
   enabled.cooperativeMatrix.cooperativeMatrix = supported.cooperativeMatrix.cooperativeMatrix;
+  enabled.pipelineStatistics.pipelineExecutableInfo = supported.pipelineStatistics.pipelineExecutableInfo;
+  d.pipelineStatistics = supported.pipelineStatistics.pipelineExecutableInfo;
 
   auto available = deviceExtensions(d.physicalDevice);
   std::vector<const char*> extensions = has.toEnable;
@@ -677,11 +685,40 @@ VkPipeline Device::Impl::pipeline(const std::string& kernel, const std::vector<u
   pipelineInfo.stage.pName = "main";
   pipelineInfo.stage.pSpecializationInfo = &spec;
   pipelineInfo.layout = pipelineLayout;
+  if (pipelineStatistics) pipelineInfo.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   VkPipeline pipeline = VK_NULL_HANDLE;
   detail::check(vk.vkCreateComputePipelines(device, pipelineCache, 1, &pipelineInfo, nullptr, &pipeline),
                 "vkCreateComputePipelines");
   pipelines.emplace(key, pipeline);
+  if (pipelineStatistics) printStatistics(kernel, pipeline);
   return pipeline;
+}
+
+// The driver's statistics of a pipeline (registers, spills, ...), for tuning.
+void Device::Impl::printStatistics(const std::string& kernel, VkPipeline pipeline) {
+  VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+  executable.pipeline = pipeline;
+  uint32_t count = 0;
+  vk.vkGetPipelineExecutableStatisticsKHR(device, &executable, &count, nullptr);
+  std::vector<VkPipelineExecutableStatisticKHR> statistics(count,
+                                                           {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+  vk.vkGetPipelineExecutableStatisticsKHR(device, &executable, &count, statistics.data());
+  for (const auto& s : statistics) {
+    std::fprintf(stderr, "vkdml: %s: %s = ", kernel.c_str(), s.name);
+    switch (s.format) {
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+        std::fprintf(stderr, "%u\n", s.value.b32);
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+        std::fprintf(stderr, "%lld\n", (long long)s.value.i64);
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+        std::fprintf(stderr, "%llu\n", (unsigned long long)s.value.u64);
+        break;
+      default:
+        std::fprintf(stderr, "%g\n", s.value.f64);
+    }
+  }
 }
 
 }  // namespace vkdml

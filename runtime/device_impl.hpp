@@ -38,6 +38,8 @@ struct Device::Impl {
   // Allocation helpers.
   uint32_t memoryType(uint32_t typeBits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const;
   VkPipeline pipeline(const std::string& kernel, const std::vector<uint32_t>& specialization);
+  bool pipelineStatistics = false;  // $VKDML_PIPELINE_STATISTICS=1: print each pipeline's
+  void printStatistics(const std::string& kernel, VkPipeline pipeline);
   void submitAndWait(const std::function<void(VkCommandBuffer)>& record);
   void destroy();
 };

@@ -40,6 +40,7 @@
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int32 : require
+#extension GL_EXT_spirv_intrinsics : require
 #endif
 #include "convolution_integer.glsl"
 
@@ -124,13 +125,28 @@ void emulatedStore(Accumulator c, uint element, uint stride) {  // column-major 
 #error define COOPMAT_NV, COOPMAT_KHR or COOPMAT_EMULATED
 #endif
 
-// Byte j of each of 4 words, as one word: the 4x4 byte transpose that turns
-// 4 k-rows of 4 m into 4 m-rows of 4 k.
-uint gatherBytes(uvec4 w, uint j) {
-  const int s = int(8 * j);
-  return bitfieldExtract(w.x, s, 8) | (bitfieldExtract(w.y, s, 8) << 8) | (bitfieldExtract(w.z, s, 8) << 16) |
-         (bitfieldExtract(w.w, s, 8) << 24);
+// The 4x4 byte transpose that turns 4 k-rows of 4 m (byte j of word i is
+// (k i, m j)) into 4 m-rows of 4 k, in two rounds of 8- then 16-bit interleaves.
+uvec4 transposeBytes(uvec4 w) {
+  const uint lo = 0x00FF00FFu, hi = 0xFF00FF00u;
+  const uint t0 = (w.x & lo) | ((w.y & lo) << 8);  // (k0,m0) (k1,m0) (k0,m2) (k1,m2)
+  const uint t1 = ((w.x & hi) >> 8) | (w.y & hi);  // (k0,m1) (k1,m1) (k0,m3) (k1,m3)
+  const uint t2 = (w.z & lo) | ((w.w & lo) << 8);  // likewise for k2, k3
+  const uint t3 = ((w.z & hi) >> 8) | (w.w & hi);
+  return uvec4((t0 & 0xFFFFu) | (t2 << 16), (t1 & 0xFFFFu) | (t3 << 16), (t0 >> 16) | (t2 & 0xFFFF0000u),
+               (t1 >> 16) | (t3 & 0xFFFF0000u));
 }
+
+// The sum of the 4 signed bytes of a word: one packed dot product with
+// (1,1,1,1) where the device has them (the tensor-core variants require it).
+#if COOPMAT_NV || COOPMAT_KHR
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
+int sdot(uint a, uint b, spirv_literal int format);
+int signedByteSum(uint word) { return sdot(word, 0x01010101u, 0); }
+#else
+int signedByteSum(uint word) { return byteSum(word, true); }
+#endif
+int signedByteSum(uvec4 v) { return signedByteSum(v.x) + signedByteSum(v.y) + signedByteSum(v.z) + signedByteSum(v.w); }
 
 void main() {
   ConvParams p = ConvParams(pc.paramsAddress);
@@ -166,6 +182,8 @@ void main() {
   const bool filterKContiguous = (KW == 1 || fS3 == 1) && (KH == 1 || fS2 == INDEX_T(KW)) &&
                                  (p.groupChannels == 1 || fS1 == INDEX_T(KHW));
   const uint kTiles = Kg / BK + uint(Kg % BK != 0);
+  // BK as a step of (c, ky, kx).
+  const uint stepC = BK / KHW, stepKy = (BK % KHW) / KW, stepKx = BK % KW;
 
   // This invocation's share of the staging, the same every K step (so its
   // row and column sums accumulate in registers): the A quad of rows
@@ -196,7 +214,7 @@ void main() {
     [[unroll]] for (uint j = 0; j < 4; ++j)
       if (rowValid[j]) rowMask |= 0xFFu << (8 * j);
     int rowPartial[4] = int[4](0, 0, 0, 0);
-    int colPartial[2] = int[2](0, 0);
+    int colPartial0 = 0, colPartial1 = 0;
 
     if (t < BM) rowSums[t] = 0;
     if (t < BN) {
@@ -210,94 +228,131 @@ void main() {
 
     // The global loads of one K step go to registers (LOAD_STEP) and are
     // only used after the multiplies of the previous step (STORE_STEP), so
-    // their latency overlaps the tensor-core work. A quad of contiguous rows:
-    // per k, the two aligned words around its 4 bytes (aRaw[2i], aRaw[2i+1])
-    // and the byte shift (aRaw[8+i]); otherwise, per k and row, one byte
-    // (aRaw[4i+j]). Rows of whole words (W % 4 == 0, rows 4-byte aligned) make
-    // every word wholly inside or outside the row: outside, it is padding.
-    uint aRaw[16];
+    // their latency overlaps the tensor-core work. Per k i of the A quad:
+    // for contiguous rows, the two aligned words around its 4 bytes
+    // (aLow[i], aHigh[i]) and the byte shift (aShift[i]); otherwise the 4
+    // gathered bytes as one word (aLow[i], shift 0). Rows of whole words
+    // (W % 4 == 0, rows 4-byte aligned) make every word wholly inside or
+    // outside the row: outside, it is padding. Every index into these
+    // registers is a literal (the macros below are expanded per index): a
+    // dynamic index would move them to local memory.
+    uvec4 aLow, aHigh, aShift;
     uint aCount;  // k of the quad below Kg
-    uvec4 bRaw[2];
-    uint bCount[2];  // k of each B chunk below Kg (0: past Ng or Kg)
+    // (c, ky, kx) of the quad's first k in the step LOAD_STEP loads next.
+    uint quadC = (4 * aQuadK) / KHW, quadKy = ((4 * aQuadK) % KHW) / KW, quadKx = (4 * aQuadK) % KW;
+    uvec4 bRaw0, bRaw1;
+    uint bCount0 = 0, bCount1 = 0;  // k of each B chunk below Kg (0: past Ng or Kg)
+    #define LOAD_A_K(i)                                                                                              \
+      {                                                                                                              \
+        const COORD_T dy = COORD_T(ky) * COORD_T(p.dilationY), dx = COORD_T(kx) * COORD_T(p.dilationX);            \
+        const bool kValid = i < aCount;                                                                              \
+        if (rowsContiguous) {                                                                                        \
+          const COORD_T iy = iy0[0] + dy, ix = ix0[0] + dx, x0 = ix - (ix & 3);                                      \
+          const bool rowIn = kValid && rowValid[0] && inRange(iy, p.inputH);                                         \
+          const uint64_t rowAddress = inputAddress + uint64_t(rowBase[0] + INDEX_T(c) * inS1 + INDEX_T(iy) * inS2);   \
+          aLow[i] = rowIn && inRange(x0, p.inputW) ? WordRef(rowAddress + uint64_t(INDEX_T(x0))).value : xzWord;     \
+          /* The second word only where the 4 bytes straddle two. */                                                 \
+          aHigh[i] = rowIn && (ix & 3) != 0 && inRange(x0 + 4, p.inputW)                                             \
+                         ? WordRef(rowAddress + uint64_t(INDEX_T(x0 + 4))).value                                     \
+                         : xzWord;                                                                                   \
+          aShift[i] = uint(ix & 3) * 8;                                                                              \
+        } else {                                                                                                     \
+          uint word = 0;                                                                                             \
+          [[unroll]] for (uint j = 0; j < 4; ++j) {                                                                  \
+            const COORD_T iy = iy0[j] + dy, ix = ix0[j] + dx;                                                        \
+            const uint value = kValid && rowValid[j] && inRange(iy, p.inputH) && inRange(ix, p.inputW)              \
+                                   ? loadByte(inputAddress + uint64_t(rowBase[j] + INDEX_T(c) * inS1 +              \
+                                                                      INDEX_T(iy) * inS2 + INDEX_T(ix) * inS3))     \
+                                   : xzBits;                                                                         \
+            word |= value << (8 * j);                                                                                \
+          }                                                                                                          \
+          aLow[i] = word;                                                                                            \
+          aShift[i] = 0;                                                                                             \
+        }                                                                                                            \
+        nextK(c, ky, kx, KW, KH);                                                                                    \
+      }
+    // B: 16 consecutive k of filter row n (chunk = t + r * WG).
+    #define LOAD_B_CHUNK(kt, r, raw, count)                                                                          \
+      {                                                                                                              \
+        const uint chunk = t + r * WG, bRow = chunk / 2;                                                             \
+        const uint n = n0 + bRow, kStart = (kt) * BK + 16 * (chunk % 2);                                            \
+        count = bRow < Ng - n0 && kStart < Kg ? min(16u, Kg - kStart) : 0u;                                          \
+        const INDEX_T rowOffset = INDEX_T(g * Ng + n) * fS0;                                                         \
+        const uint64_t rowAddress = filterAddress + uint64_t(rowOffset + INDEX_T(kStart));                          \
+        if (count == 16 && filterKContiguous && (rowAddress & 15) == 0) {                                            \
+          raw = Word4Ref(rowAddress).value;                                                                          \
+        } else {                                                                                                     \
+          /* Byte by byte into a shift register: no dynamic index. */                                               \
+          raw = uvec4(0);                                                                                            \
+          uint fc = kStart / KHW, fky = (kStart % KHW) / KW, fkx = kStart % KW;                                      \
+          for (uint e = 0; e < 16; ++e) {                                                                            \
+            uint value = 0;                                                                                          \
+            if (e < count) {                                                                                         \
+              value = loadByte(filterAddress + uint64_t(rowOffset + INDEX_T(fc) * fS1 + INDEX_T(fky) * fS2 +         \
+                                                        INDEX_T(fkx) * fS3));                                        \
+              nextK(fc, fky, fkx, KW, KH);                                                                           \
+            }                                                                                                        \
+            raw = uvec4((raw.x >> 8) | (raw.y << 24), (raw.y >> 8) | (raw.z << 24), (raw.z >> 8) | (raw.w << 24),   \
+                        (raw.w >> 8) | (value << 24));                                                               \
+          }                                                                                                          \
+        }                                                                                                            \
+      }
     #define LOAD_STEP(kt)                                                                                            \
       {                                                                                                              \
         const uint kq = (kt) * BK + 4 * aQuadK;                                                                      \
         aCount = kq < Kg ? min(4u, Kg - kq) : 0u;                                                                    \
-        uint c = kq / KHW, ky = (kq % KHW) / KW, kx = kq % KW;                                                       \
-        [[unroll]] for (uint i = 0; i < 4; ++i) {                                                                    \
-          const COORD_T dy = COORD_T(ky) * COORD_T(p.dilationY), dx = COORD_T(kx) * COORD_T(p.dilationX);          \
-          const bool kValid = i < aCount;                                                                            \
-          if (rowsContiguous) {                                                                                      \
-            const COORD_T iy = iy0[0] + dy, ix = ix0[0] + dx, x0 = ix - (ix & 3);                                    \
-            const bool rowIn = kValid && rowValid[0] && inRange(iy, p.inputH);                                       \
-            const uint64_t rowAddress = inputAddress + uint64_t(rowBase[0] + INDEX_T(c) * inS1 + INDEX_T(iy) * inS2); \
-            aRaw[2 * i] = rowIn && inRange(x0, p.inputW) ? WordRef(rowAddress + uint64_t(INDEX_T(x0))).value : xzWord; \
-            aRaw[2 * i + 1] =                                                                                        \
-                rowIn && inRange(x0 + 4, p.inputW) ? WordRef(rowAddress + uint64_t(INDEX_T(x0 + 4))).value : xzWord; \
-            aRaw[8 + i] = uint(ix & 3) * 8;                                                                          \
-          } else {                                                                                                   \
-            [[unroll]] for (uint j = 0; j < 4; ++j) {                                                                \
-              const COORD_T iy = iy0[j] + dy, ix = ix0[j] + dx;                                                      \
-              aRaw[4 * i + j] = kValid && rowValid[j] && inRange(iy, p.inputH) && inRange(ix, p.inputW)             \
-                                    ? loadByte(inputAddress + uint64_t(rowBase[j] + INDEX_T(c) * inS1 +             \
-                                                                       INDEX_T(iy) * inS2 + INDEX_T(ix) * inS3))    \
-                                    : xzBits;                                                                        \
-            }                                                                                                        \
-          }                                                                                                          \
-          nextK(c, ky, kx, KW, KH);                                                                                  \
+        uint c = quadC, ky = quadKy, kx = quadKx;                                                                    \
+        LOAD_A_K(0)                                                                                                  \
+        LOAD_A_K(1)                                                                                                  \
+        LOAD_A_K(2)                                                                                                  \
+        LOAD_A_K(3)                                                                                                  \
+        /* The quad's first k of the next step: + BK, without dividing. */                                         \
+        quadKx += stepKx;                                                                                            \
+        if (quadKx >= KW) {                                                                                          \
+          quadKx -= KW;                                                                                              \
+          ++quadKy;                                                                                                  \
         }                                                                                                            \
-        /* B: 16 consecutive k of filter row n. */                                                                   \
-        [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) {                                                             \
-          const uint chunk = t + r * WG, bRow = chunk / 2;                                                           \
-          const uint n = n0 + bRow, kStart = (kt) * BK + 16 * (chunk % 2);                                          \
-          bCount[r] = bRow < Ng - n0 && kStart < Kg ? min(16u, Kg - kStart) : 0u;                                    \
-          bRaw[r] = uvec4(0);                                                                                        \
-          const INDEX_T rowOffset = INDEX_T(g * Ng + n) * fS0;                                                       \
-          const uint64_t rowAddress = filterAddress + uint64_t(rowOffset + INDEX_T(kStart));                        \
-          if (bCount[r] == 16 && filterKContiguous && (rowAddress & 15) == 0) {                                      \
-            bRaw[r] = Word4Ref(rowAddress).value;                                                                    \
-          } else if (bCount[r] > 0) {                                                                                \
-            uint fc = kStart / KHW, fky = (kStart % KHW) / KW, fkx = kStart % KW;                                    \
-            for (uint e = 0; e < bCount[r]; ++e) {                                                                   \
-              const uint value = loadByte(filterAddress + uint64_t(rowOffset + INDEX_T(fc) * fS1 +                   \
-                                                                   INDEX_T(fky) * fS2 + INDEX_T(fkx) * fS3));       \
-              bRaw[r][e / 4] |= value << (8 * (e % 4));                                                              \
-              nextK(fc, fky, fkx, KW, KH);                                                                           \
-            }                                                                                                        \
-          }                                                                                                          \
+        quadKy += stepKy;                                                                                            \
+        if (quadKy >= KH) {                                                                                          \
+          quadKy -= KH;                                                                                              \
+          ++quadC;                                                                                                   \
         }                                                                                                            \
+        quadC += stepC;                                                                                              \
+        LOAD_B_CHUNK(kt, 0, bRaw0, bCount0)                                                                          \
+        if (B_CHUNKS == 2) LOAD_B_CHUNK(kt, 1, bRaw1, bCount1)                                                       \
       }
-    // Finishes the step's values (flipped to INT8; 0 past M, Ng and Kg),
-    // stores them into buffer `b` and adds them to the sums.
+    // The 4 bytes of k i: funnel-shifted, flipped to INT8, 0 past M and Kg.
+    #define A_WORD(i)                                                                                                \
+      (i < aCount ? (((aShift[i] == 0 ? aLow[i] : (aLow[i] >> aShift[i]) | (aHigh[i] << (32 - aShift[i]))) ^       \
+                      inputFlip) &                                                                                   \
+                     rowMask)                                                                                        \
+                  : 0u)
+    #define STORE_A_ROW(base, rows, j)                                                                               \
+      tiles[base + (4 * aQuadRow + j) * ROW4 + aQuadK / 4][aQuadK % 4] = rows[j];                                    \
+      rowPartial[j] += signedByteSum(rows[j]);
+    // B chunk values flipped to INT8, bytes past Kg 0.
+    #define STORE_B_CHUNK(base, r, raw, count, partial)                                                              \
+      {                                                                                                              \
+        const uint chunk = t + r * WG;                                                                               \
+        uvec4 words = raw ^ uvec4(filterFlip);                                                                       \
+        if (count < 16) {                                                                                            \
+          const ivec4 valid = clamp(ivec4(int(count)) - ivec4(0, 4, 8, 12), 0, 4);                                   \
+          words &= mix(uvec4(1u) << (8u * uvec4(valid)), uvec4(0u), equal(valid, ivec4(4))) - uvec4(1u);             \
+        }                                                                                                            \
+        tiles[base + (BM + chunk / 2) * ROW4 + chunk % 2] = words;                                                   \
+        partial += signedByteSum(words);                                                                             \
+      }
+    // Stores the registers into buffer `b` and adds them to the sums.
     #define STORE_STEP(b)                                                                                            \
       {                                                                                                              \
         const uint base = (b) * STAGE4;                                                                              \
-        uvec4 kWords;                                                                                                \
-        [[unroll]] for (uint i = 0; i < 4; ++i) {                                                                    \
-          uint word;                                                                                                 \
-          if (rowsContiguous) {                                                                                      \
-            const uint shift = aRaw[8 + i];                                                                          \
-            word = shift == 0 ? aRaw[2 * i] : (aRaw[2 * i] >> shift) | (aRaw[2 * i + 1] << (32 - shift));           \
-          } else {                                                                                                   \
-            word = aRaw[4 * i] | (aRaw[4 * i + 1] << 8) | (aRaw[4 * i + 2] << 16) | (aRaw[4 * i + 3] << 24);         \
-          }                                                                                                          \
-          kWords[i] = i < aCount ? (word ^ inputFlip) & rowMask : 0u;                                                \
-        }                                                                                                            \
-        [[unroll]] for (uint j = 0; j < 4; ++j) {                                                                    \
-          const uint word = gatherBytes(kWords, j);                                                                  \
-          tiles[base + (4 * aQuadRow + j) * ROW4 + aQuadK / 4][aQuadK % 4] = word;                                   \
-          rowPartial[j] += byteSum(word, true);                                                                      \
-        }                                                                                                            \
-        [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) {                                                             \
-          const uint chunk = t + r * WG;                                                                             \
-          uvec4 words = bRaw[r] ^ uvec4(filterFlip);                                                                 \
-          [[unroll]] for (uint w = 0; w < 4; ++w) {                                                                  \
-            const uint valid = uint(clamp(int(bCount[r]) - int(4 * w), 0, 4));                                      \
-            words[w] &= valid == 4 ? ~0u : (1u << (8 * valid)) - 1u;                                                 \
-          }                                                                                                          \
-          tiles[base + (BM + chunk / 2) * ROW4 + chunk % 2] = words;                                                 \
-          colPartial[r] += byteSum(words, true);                                                                     \
-        }                                                                                                            \
+        const uvec4 rows = transposeBytes(uvec4(A_WORD(0), A_WORD(1), A_WORD(2), A_WORD(3)));                        \
+        STORE_A_ROW(base, rows, 0)                                                                                   \
+        STORE_A_ROW(base, rows, 1)                                                                                   \
+        STORE_A_ROW(base, rows, 2)                                                                                   \
+        STORE_A_ROW(base, rows, 3)                                                                                   \
+        STORE_B_CHUNK(base, 0, bRaw0, bCount0, colPartial0)                                                          \
+        if (B_CHUNKS == 2) STORE_B_CHUNK(base, 1, bRaw1, bCount1, colPartial1)                                       \
       }
 
     ACC_T acc[FM * FN];
@@ -322,21 +377,24 @@ void main() {
     }
 
     // Sums: each row and column has several contributors.
-    for (uint j = 0; j < 4; ++j) atomicAdd(rowSums[4 * aQuadRow + j], rowPartial[j]);
-    for (uint r = 0; r < B_CHUNKS; ++r) atomicAdd(colSums[(t + r * WG) / 2], colPartial[r]);
+    [[unroll]] for (uint j = 0; j < 4; ++j) atomicAdd(rowSums[4 * aQuadRow + j], rowPartial[j]);
+    atomicAdd(colSums[t / 2], colPartial0);
+    if (B_CHUNKS == 2) atomicAdd(colSums[(t + WG) / 2], colPartial1);
 
     // Epilogue: per warp, 32 rows x 16 columns at a time through shared
     // memory (column-major), so each store instruction writes 32
-    // consecutive m of one output channel.
+    // consecutive m of one output channel. These loops are unrolled like
+    // every loop that indexes `acc`: a dynamic index would move the
+    // accumulators out of registers.
     const uint scratch = warp * (32 * 16 / 4);
     const int kg = int(Kg);
-    for (uint ip = 0; ip < FM / 2; ++ip) {
+    [[unroll]] for (uint ip = 0; ip < FM / 2; ++ip) {
       const uint row = (warpM * FM + 2 * ip) * 16 + lane, m = m0 + row;
       const bool valid = row < M - m0;
       const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
       const INDEX_T outRow = INDEX_T(batch) * INDEX_T(p.outputStrides[0]) + INDEX_T(oy) * INDEX_T(p.outputStrides[2]) +
                              INDEX_T(ox) * INDEX_T(p.outputStrides[3]);
-      for (uint j = 0; j < FN; ++j) {
+      [[unroll]] for (uint j = 0; j < FN; ++j) {
         barrier();  // the buffers (or the previous scratch) are no longer read
         [[unroll]] for (uint h = 0; h < 2; ++h) STORE_ACC(acc[(2 * ip + h) * FN + j], scratch + 4 * h, 8);
         barrier();

@@ -4,6 +4,8 @@
 // combinations, zero points absent, per tensor and per channel, 3-D tensors,
 // strided descriptors), extreme values, int32 wrap-around, and every
 // validation rule.
+#include <cstdlib>
+
 #include "json.hpp"
 #include "support.hpp"
 
@@ -237,10 +239,11 @@ TEST_CASE("convolution_integer: 1x1 and 3x3 filters") {
 // words included (kernels up to 5 wide, dilation 2).
 TEST_CASE("convolution_integer: rows of whole 4-byte words") {
   std::mt19937_64 rng(131);
-  runVariants({case2d({2, 16, 8, 12}, {40, 16, 3, 3}, 1, 1, 1, 1, 1), case2d({1, 8, 4, 16}, {36, 8, 1, 1}, 1, 1, 0, 0, 1),
-               case2d({1, 12, 6, 20}, {33, 12, 5, 5}, 1, 1, 2, 2, 1), case2d({1, 4, 8, 8}, {32, 4, 3, 3}, 1, 2, 2, 2, 1),
-               case2d({3, 64, 4, 4}, {70, 32, 3, 3}, 1, 1, 1, 1, 2)},
-              rng);
+  runVariants(
+      {case2d({2, 16, 8, 12}, {40, 16, 3, 3}, 1, 1, 1, 1, 1), case2d({1, 8, 4, 16}, {36, 8, 1, 1}, 1, 1, 0, 0, 1),
+       case2d({1, 12, 6, 20}, {33, 12, 5, 5}, 1, 1, 2, 2, 1), case2d({1, 4, 8, 8}, {32, 4, 3, 3}, 1, 2, 2, 2, 1),
+       case2d({3, 64, 4, 4}, {70, 32, 3, 3}, 1, 1, 1, 1, 2)},
+      rng);
 }
 
 TEST_CASE("convolution_integer: the widest tiles (128 x 128, 8 x 8 per invocation)") {
@@ -568,4 +571,73 @@ TEST_CASE("convolution_integer: validation rules") {
     Tensor o3ok(I32, {1, 6, 5});
     CHECK_FALSE(vkdml::validate(c1.make(in3, &xz3, f3, &wz3, o3ok)).has_value());
   }
+}
+
+// The path options: each path compiles to its own kernel where the device
+// has it and is refused with Unsupported, naming the option, where it does
+// not; $VKDML_CONVOLUTION_PATH picks the path of an Auto compile and must
+// name a path. (Every path's results are checked by the ctest entries that
+// rerun the cases above through it: "dot:convolution_integer: ..." etc.)
+TEST_CASE("convolution_integer: paths: options, the environment variable, refusals") {
+  Tensor input(U8, {1, 64, 8, 8}), filter(I8, {64, 64, 3, 3}), output(I32, {1, 64, 8, 8});
+  Conv conv{{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1};
+  vkdml::Device& device = test::device();
+  vkdml::Operator op = device.createOperator(conv.make(input, nullptr, filter, nullptr, output));
+  const vkdml::DeviceInfo& info = device.info();
+  struct Expected {
+    vkdml::ConvolutionPath path;
+    bool available;
+    const char* kernel;  // part of the kernel's name
+  };
+  const Expected paths[] = {
+      {vkdml::ConvolutionPath::Portable, true, "convolution_integer_xu8_wi8_i32"},
+      {vkdml::ConvolutionPath::DotProduct, info.integerDotProduct, "_dot"},
+      {vkdml::ConvolutionPath::CooperativeMatrix,
+       info.cooperativeMatrixInt8 && info.integerDotProduct && info.subgroupSize == 32 &&
+           info.maxComputeSharedMemorySize >= 26112,
+       "coopmat_nv"},
+      {vkdml::ConvolutionPath::CooperativeMatrixEmulated, info.maxComputeSharedMemorySize >= 26112, "coopmat_emulated"},
+  };
+  for (const Expected& e : paths) {
+    CAPTURE(vkdml::toString(e.path));
+    if (e.available) {
+      const std::vector<std::string> kernels = device.compileOperator(op, {e.path}).kernelNames();
+      REQUIRE(kernels.size() == 1);
+      CHECK(kernels[0].find(e.kernel) != std::string::npos);
+      if (e.path == vkdml::ConvolutionPath::Portable) CHECK(kernels[0].find("_dot") == std::string::npos);
+    } else {
+      try {
+        device.compileOperator(op, {e.path});
+        FAIL("compiled a path the device lacks");
+      } catch (const vkdml::Error& error) {
+        CHECK(error.code() == vkdml::ErrorCode::Unsupported);
+        CHECK(error.op() == "DML_CONVOLUTION_INTEGER");
+        CHECK(error.field() == "CompileOptions.convolutionPath");
+        CHECK(std::string(error.what()).find(vkdml::toString(e.path)) != std::string::npos);
+      }
+    }
+  }
+
+  // The environment variable (restored afterwards: the runner may have set it).
+  const char* saved = std::getenv("VKDML_CONVOLUTION_PATH");
+  const std::string savedValue = saved ? saved : "";
+  setenv("VKDML_CONVOLUTION_PATH", "portable", 1);
+  CHECK(device.compileOperator(op).kernelNames().at(0) == "convolution_integer_xu8_wi8_i32");
+  // An explicit option wins over the environment.
+  if (info.integerDotProduct)
+    CHECK(device.compileOperator(op, {vkdml::ConvolutionPath::DotProduct}).kernelNames().at(0).find("_dot") !=
+          std::string::npos);
+  setenv("VKDML_CONVOLUTION_PATH", "fastest", 1);
+  try {
+    device.compileOperator(op);
+    FAIL("accepted an unknown path");
+  } catch (const vkdml::Error& error) {
+    CHECK(error.code() == vkdml::ErrorCode::InvalidArgument);
+    CHECK(error.field() == "VKDML_CONVOLUTION_PATH");
+    CHECK(std::string(error.what()).find("\"fastest\"") != std::string::npos);
+  }
+  if (saved)
+    setenv("VKDML_CONVOLUTION_PATH", savedValue.c_str(), 1);
+  else
+    unsetenv("VKDML_CONVOLUTION_PATH");
 }
