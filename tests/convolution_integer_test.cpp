@@ -584,6 +584,8 @@ TEST_CASE("convolution_integer: paths: options, the environment variable, refusa
   vkdml::Device& device = test::device();
   vkdml::Operator op = device.createOperator(conv.make(input, nullptr, filter, nullptr, output));
   const vkdml::DeviceInfo& info = device.info();
+  // 26112 bytes: the cooperative-matrix kernel's shared memory with 128-column
+  // tiles (coopmatSharedBytes(128) in runtime/convolution_integer.cpp).
   struct Expected {
     vkdml::ConvolutionPath path;
     bool available;
