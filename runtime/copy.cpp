@@ -1,6 +1,7 @@
 #include "copy.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace vkdml {
 namespace detail {
@@ -17,9 +18,11 @@ struct CopySegment {
   uint32_t rank;
   uint32_t inputSlot;
   uint32_t outputSlot;
+  uint32_t rowsPerMaskBit;  // 0: no mask
+  uint32_t maskSlot;
   uint32_t pad;
 };
-static_assert(sizeof(CopySegment) == 200, "std430 layout of CopySegment");
+static_assert(sizeof(CopySegment) == 208, "std430 layout of CopySegment");
 
 struct CopyParamsHeader {
   uint64_t totalRows;
@@ -47,10 +50,21 @@ CopyBox boxOf(const TensorInfo& input, const TensorInfo& output, uint32_t inputS
 CopyBox collapse(const CopyBox& box) {
   CopyBox out = box;
   out.rank = 0;
+  out.maskedDims = 0;
   for (uint32_t d = 0; d < box.rank; ++d) {
+    if (d == box.maskedDims && box.maskedDims > 0) {
+      // The masked dimensions end here: keep at least one (of size 1 if
+      // all were), and merge nothing across.
+      if (out.rank == 0) {
+        out.sizes[0] = 1;
+        out.inputStrides[0] = out.outputStrides[0] = 0;
+        out.rank = 1;
+      }
+      out.maskedDims = out.rank;
+    }
     if (box.sizes[d] == 1) continue;
-    if (out.rank > 0) {
-      uint32_t last = out.rank - 1;  // the next-outer kept dimension
+    if (out.rank > out.maskedDims) {  // before the masked dimensions end, maskedDims is 0
+      uint32_t last = out.rank - 1;   // the next-outer kept dimension
       // Merge the outer dimension `last` with this inner one `d` when the
       // outer stride steps exactly over the inner extent in both tensors.
       if (out.inputStrides[last] == box.inputStrides[d] * box.sizes[d] &&
@@ -133,6 +147,12 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
     s.rank = box.rank;
     s.inputSlot = box.inputSlot;
     s.outputSlot = box.outputSlot;
+    if (box.maskedDims > 0) {
+      if (box.maskedDims >= box.rank) throw std::logic_error("planCopy: a masked box needs unmasked dimensions");
+      s.maskSlot = box.maskSlot;
+      s.rowsPerMaskBit = 1;
+      for (uint32_t i = box.maskedDims; i + 1 < box.rank; ++i) s.rowsPerMaskBit *= box.sizes[i];
+    }
     uint64_t rows = 1;
     for (uint32_t i = 0; i < kMaxDims; ++i) s.sizes[i] = 1;
     for (uint32_t i = 0; i < box.rank; ++i) {  // stored aligned to the end

@@ -19,6 +19,13 @@ struct CopyBox {
   uint64_t outputOffset = 0;
   uint32_t inputSlot = 0;
   uint32_t outputSlot = 0;
+  // Rows the copy may skip (ScatterND's rows that its updates overwrite):
+  // with maskedDims > 0, the row-major index over the leading maskedDims
+  // dimensions is a bit in the word array bound at slot maskSlot, and an
+  // element whose bit is set is not copied. The other dimensions must hold
+  // more than one element.
+  uint32_t maskedDims = 0;
+  uint32_t maskSlot = 0;
 };
 
 // A box that copies `t`'s elements in place of each other: strides from the
@@ -26,7 +33,8 @@ struct CopyBox {
 CopyBox boxOf(const TensorInfo& input, const TensorInfo& output, uint32_t inputSlot, uint32_t outputSlot);
 
 // Drops size-1 dimensions and merges neighbours that are contiguous in both
-// tensors, so that a packed copy becomes one dimension.
+// tensors, so that a packed copy becomes one dimension (never merging across
+// the end of the masked dimensions).
 CopyBox collapse(const CopyBox& box);
 
 // One dispatch copying every box; `largestFootprint` (in elements) picks

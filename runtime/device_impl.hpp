@@ -69,7 +69,8 @@ struct CompiledOperator::Impl {
 
 struct BindingTable::Impl {
   std::shared_ptr<const CompiledOperator::Impl> op;
-  std::shared_ptr<Buffer::Impl> table;  // host-visible: one device address per slot
+  std::shared_ptr<Buffer::Impl> table;    // host-visible: one device address per slot
+  std::shared_ptr<Buffer::Impl> scratch;  // OperatorPlan::scratchBytes, if any
   std::vector<bool> bound;
   std::vector<VkDeviceAddress> addresses;
 };

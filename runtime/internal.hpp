@@ -136,6 +136,10 @@ struct OperatorPlan {
   // The dispatches that carry the operator out on this device, in order; a
   // compute-to-compute barrier separates consecutive ones.
   virtual std::vector<detail::Dispatch> plan(const DeviceInfo& device, const CompileOptions& options) const = 0;
+  // Bytes of scratch memory the dispatches use (0: none). Each binding table
+  // owns its scratch, bound at the slot after the outputs; it is zero when
+  // created and every execution leaves it zero again.
+  virtual uint64_t scratchBytes() const { return 0; }
 };
 
 namespace detail {

@@ -323,10 +323,24 @@ BindingTable CompiledOperator::createBindingTable() const {
   t->op = impl_;
   const OperatorPlan& plan = impl_->op.plan();
   size_t slots = plan.inputs.size() + plan.outputs.size();
-  t->table = allocateBuffer(impl_->device, std::max<size_t>(slots, 1) * 8, true);
+  const uint64_t scratchBytes = (plan.scratchBytes() + 3) & ~uint64_t(3);  // whole words: vkCmdFillBuffer
+  t->table = allocateBuffer(impl_->device, (slots + 1) * 8, true);
   t->bound.assign(slots, false);
   t->addresses.assign(slots, 0);
-  std::memset(t->table->mapped, 0, slots * 8);
+  std::memset(t->table->mapped, 0, (slots + 1) * 8);
+  if (scratchBytes > 0) {  // the slot after the outputs
+    t->scratch = allocateBuffer(impl_->device, scratchBytes, false);
+    auto& d = impl_->device->impl();
+    d.submitAndWait([&](VkCommandBuffer cmd) {
+      d.vk.vkCmdFillBuffer(cmd, t->scratch->buffer, 0, scratchBytes, 0);
+      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+      barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+      d.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+                                &barrier, 0, nullptr, 0, nullptr);
+    });
+    std::memcpy(static_cast<uint8_t*>(t->table->mapped) + slots * 8, &t->scratch->address, 8);
+  }
   return BindingTable(t);
 }
 
@@ -397,7 +411,9 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
           input ? "inputs are not bound (call bindInputs)" : "outputs are not bound (call bindOutputs)");
     }
   auto& d = impl_->device->impl();
-  bool first = true;
+  // The scratch is this table's alone, but a previous execution through the
+  // same table may still be using it: wait for its compute work.
+  bool first = !t->scratch;
   for (size_t i = 0; i < impl_->dispatches.size(); ++i) {
     const auto& dispatch = impl_->dispatches[i];
     if (dispatch.skipWhenSlotsAlias &&

@@ -1,6 +1,9 @@
 // DML_SCATTER_ND: output = input, then output[indices[j...]] = updates[j...]
 // (OPERATORS.md, "DML_SCATTER_ND"). Two dispatches: the strided copy of the
 // input (skipped in place), then shaders/scatter_nd.comp writing the updates.
+// Where slices are long, a first dispatch marks the slices the updates will
+// overwrite, so that the copy skips them (less traffic than PyTorch's
+// clone + index_put, which copies them and then overwrites them).
 #include <algorithm>
 #include <cctype>
 
@@ -28,12 +31,18 @@ struct ScatterParams {
   uint64_t outputStrides[kMaxDims];  // output strides of the k indexed dimensions
   uint64_t componentStride;          // indices stride between a tuple's coordinates
   uint32_t inputSizes[kMaxDims];     // sizes of the k indexed dimensions (for the clamp)
+  uint32_t targetStrides[kMaxDims];  // row-major strides of the k indexed dimensions: a target's mask bit
   uint32_t k;
   uint32_t tupleCount;
   uint32_t sliceElements;
-  uint32_t pad;
+  uint32_t maskSlot;  // 0: no mask
 };
-static_assert(sizeof(ScatterParams) == 2 * 168 + 64 + 8 + 32 + 16, "std430 layout of ScatterParams");
+static_assert(sizeof(ScatterParams) == 2 * 168 + 64 + 8 + 32 + 32 + 16, "std430 layout of ScatterParams");
+
+// Slices at least this long are skipped by the copy when an update
+// overwrites them (below it, marking them costs more than it saves).
+constexpr uint64_t kMaskedSliceBytes = 64;
+constexpr uint32_t kModeScatter = 0, kModeMark = 1;  // scatter_nd.comp's MODE
 
 // The box's dimensions, with collapse() merging those contiguous in both
 // tensors (a packed slice becomes one dimension: no divisions in the kernel).
@@ -57,15 +66,32 @@ struct ScatterNdPlan : OperatorPlan {
   TensorInfo input, indices, updates, output;
   uint32_t inputDims = 0, indicesDims = 0;
 
+  // Targets (index tuples' destinations) with a bit each in the mask of
+  // rows the copy skips; 0 where slices are too short to be worth it.
+  uint64_t maskBits() const {
+    const uint32_t dc = input.rank, k = indices.sizes[dc - 1];
+    uint64_t targets = 1, slice = 1;
+    for (uint32_t d = dc - inputDims; d < dc; ++d) (d < dc - inputDims + k ? targets : slice) *= output.sizes[d];
+    return slice > 1 && slice * output.elementSize >= kMaskedSliceBytes ? targets : 0;
+  }
+  uint64_t scratchBytes() const override { return (maskBits() + 31) / 32 * 4; }
+
   std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&) const override {
     const uint32_t dc = input.rank;
     const uint32_t k = indices.sizes[dc - 1];
     const uint32_t sliceDims = inputDims - k;
     const uint32_t tupleDims = indicesDims - 1;
 
-    // Slots: 0 input, 1 indices, 2 updates, 3 output.
-    Dispatch copy = planCopy({boxOf(input, output, 0, 3)}, output.elementSize,
-                             std::max(input.footprintElements, output.footprintElements),
+    // Slots: 0 input, 1 indices, 2 updates, 3 output, 4 the scratch (mask).
+    // With a mask, three dispatches: mark each tuple's target, copy the
+    // input but the marked slices, write the updates (clearing the marks).
+    const bool masked = maskBits() > 0;
+    CopyBox box = boxOf(input, output, 0, 3);
+    if (masked) {
+      box.maskedDims = dc - inputDims + k;  // leading 1s, then the indexed dimensions
+      box.maskSlot = 4;
+    }
+    Dispatch copy = planCopy({box}, output.elementSize, std::max(input.footprintElements, output.footprintElements),
                              std::min(input.offsetAlignment, output.offsetAlignment));
     // In place (output bound to the input's range) the copy would copy each
     // element onto itself: skip it. Only identical layouts qualify; the
@@ -75,11 +101,15 @@ struct ScatterNdPlan : OperatorPlan {
     ScatterParams p{};
     p.k = k;
     p.componentStride = indices.strides[dc - 1];
-    for (uint32_t i = 0; i < k; ++i) {
+    uint32_t targetStride = 1;
+    for (uint32_t i = k; i-- > 0;) {
       const uint32_t d = dc - inputDims + i;
       p.inputSizes[i] = output.sizes[d];
       p.outputStrides[i] = output.strides[d];
+      p.targetStrides[i] = targetStride;
+      targetStride *= output.sizes[d];  // the targets' count is below 2^32 (elements are)
     }
+    p.maskSlot = masked ? 4 : 0;
     CopyBox tuples;  // updates' leading dimensions are the indices' ones
     tuples.rank = tupleDims;
     for (uint32_t i = 0; i < tupleDims; ++i) {
@@ -110,10 +140,17 @@ struct ScatterNdPlan : OperatorPlan {
     scatter.kernel =
         concat("scatter_nd_e", output.elementSize, "_", indexType, largest > (uint64_t(1) << 32) ? "_i64" : "_i32");
     const RowGrid grid = rowGrid(sliceElements, tupleCount);
-    scatter.specialization = {grid.groupSize[0], grid.groupSize[1]};
+    scatter.specialization = {grid.groupSize[0], grid.groupSize[1], kModeScatter};
     scatter.groups = grid.groups;
     scatter.params = bytesOf(p);
-    return {copy, scatter};
+    if (!masked) return {copy, scatter};
+
+    Dispatch mark = scatter;
+    const RowGrid tuplesOnly = rowGrid(1, tupleCount);
+    mark.specialization = {tuplesOnly.groupSize[0], tuplesOnly.groupSize[1], kModeMark};
+    mark.groups = tuplesOnly.groups;
+    mark.skipWhenSlotsAlias = copy.skipWhenSlotsAlias;  // in place, nothing is copied
+    return {mark, copy, scatter};
   }
 };
 }  // namespace

@@ -14,7 +14,8 @@
 // split is done here rather than by a 2-D workgroup: lavapipe gives wrong
 // results for workgroups narrower than its SIMD width.) Where rows are
 // contiguous and 16-byte aligned the host re-expresses them in 16-byte
-// elements (ELEMENT_BYTES = 16).
+// elements (ELEMENT_BYTES = 16). A segment may skip rows marked in a bit
+// mask (ScatterND: the rows its updates overwrite).
 layout(local_size_x_id = 0) in;
 
 struct CopySegment {
@@ -27,7 +28,13 @@ struct CopySegment {
   uint rank;
   uint inputSlot;
   uint outputSlot;
+  uint rowsPerMaskBit;  // 0: no mask; else row r is skipped if bit r / rowsPerMaskBit is set
+  uint maskSlot;        // the slot of the mask's words
   uint pad;
+};
+
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer MaskWords {
+  uint words[];
 };
 
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer CopyParams {
@@ -59,6 +66,11 @@ void main() {
       if (uint(p.segments[mid].firstRow) <= row) lo = mid; else hi = mid - 1;
     }
     uint local = row - uint(p.segments[lo].firstRow);
+    const uint rowsPerMaskBit = p.segments[lo].rowsPerMaskBit;
+    if (rowsPerMaskBit != 0) {  // ScatterND: rows its updates overwrite are not copied
+      const uint bit = local / rowsPerMaskBit;
+      if ((MaskWords(tensorAddress(p.segments[lo].maskSlot)).words[bit >> 5] & (1u << (bit & 31))) != 0) continue;
+    }
     INDEX_T inputIndex = INDEX_T(p.segments[lo].inputOffset);
     INDEX_T outputIndex = INDEX_T(p.segments[lo].outputOffset);
     const uint rank = p.segments[lo].rank;

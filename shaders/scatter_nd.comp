@@ -1,6 +1,6 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
-// DML_SCATTER_ND's second dispatch: the output already holds the input
+// DML_SCATTER_ND's last dispatch: the output already holds the input
 // (copy.comp); this writes every update over it. Updates are rows: row j is
 // the slice for index tuple j (its k coordinates are read once per row), and
 // column s walks that slice (runtime: rowGrid). Defines: ELEMENT_BYTES,
@@ -8,6 +8,12 @@
 #include "common.glsl"
 
 layout(local_size_x_id = 0, local_size_y_id = 1) in;
+// MODE_SCATTER writes the updates (and clears the mask words of their
+// targets, leaving the mask zero for the next execution); MODE_MARK, the
+// first of three dispatches, sets each target's bit so that the copy between
+// them skips the slices the updates overwrite.
+layout(constant_id = 2) const uint MODE = 0;
+const uint MODE_SCATTER = 0, MODE_MARK = 1;
 
 #if INDICES_BYTES == 4
 #define INDICES_U uint
@@ -45,10 +51,15 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Sca
   uint64_t outputStrides[8];  // output strides of the k indexed dimensions
   uint64_t componentStride;   // indices stride between a tuple's coordinates
   uint inputSizes[8];         // sizes of the k indexed dimensions
+  uint targetStrides[8];      // row-major strides of the k indexed dimensions: a target's mask bit
   uint k;
   uint tupleCount;
   uint sliceElements;
-  uint pad;
+  uint maskSlot;  // 0: no mask
+};
+
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer MaskWords {
+  uint words[];
 };
 
 const uint TUPLES = 0;
@@ -101,10 +112,24 @@ void main() {
     INDEX_T tuple, updatesRow;
     boxOffsets(p, TUPLES, j, tuple, updatesRow);
     INDEX_T outputRow = 0;
+    uint target = 0;
     for (uint i = 0; i < p.k; ++i) {
       const INDEX_T at = tuple + INDEX_T(i) * INDEX_T(p.componentStride);
       const INDICES_T raw = IndexRef(indicesAddress + uint64_t(at) * INDICES_BYTES).value;
-      outputRow += INDEX_T(resolveIndex(raw, p.inputSizes[i])) * INDEX_T(p.outputStrides[i]);
+      const uint coordinate = resolveIndex(raw, p.inputSizes[i]);
+      outputRow += INDEX_T(coordinate) * INDEX_T(p.outputStrides[i]);
+      target += coordinate * p.targetStrides[i];
+    }
+    if (p.maskSlot != 0 && gl_GlobalInvocationID.x == 0) {
+      MaskWords mask = MaskWords(tensorAddress(p.maskSlot));
+      if (MODE == MODE_MARK)
+        atomicOr(mask.words[target >> 5], 1u << (target & 31));
+      else  // every tuple whose bit is in the word stores 0: no atomics needed
+        mask.words[target >> 5] = 0;
+    }
+    if (MODE == MODE_MARK) {
+      if (j >= p.tupleCount - rowStride) break;
+      continue;
     }
     for (uint s = gl_GlobalInvocationID.x; s < p.sliceElements; s += columnStride) {
       INDEX_T fromUpdates, toOutput;

@@ -338,6 +338,123 @@ TEST_CASE("scatter_nd: grid-stride loops over tuples and along slices") {
   CHECK(wrong == 0);
 }
 
+// Index tuples for `targets` (row-major over `sizes`), each coordinate written
+// as the same element from the end (signed types) or past the end where it
+// is the last one (clamped back to it), at random.
+// The tensor has `rank` dimensions: 1s, then {tuples, k}.
+Tensor targetIndices(std::mt19937_64& rng, DML_TENSOR_DATA_TYPE type, uint32_t rank, const std::vector<uint32_t>& sizes,
+                     const std::vector<uint64_t>& targets) {
+  const uint32_t k = static_cast<uint32_t>(sizes.size());
+  std::vector<int64_t> v;
+  for (uint64_t target : targets) {
+    std::vector<int64_t> tuple(k);
+    for (uint32_t i = k; i-- > 0;) {
+      int64_t c = static_cast<int64_t>(target % sizes[i]);
+      target /= sizes[i];
+      if (isSigned(type) && test::uniform(rng, 0, 2) == 0) c -= sizes[i];
+      if (c == int64_t(sizes[i]) - 1 && test::uniform(rng, 0, 2) == 0) c += test::uniform(rng, 1, 1000);
+      tuple[i] = c;
+    }
+    v.insert(v.end(), tuple.begin(), tuple.end());
+  }
+  std::vector<uint32_t> shape(rank, 1);
+  shape[rank - 2] = static_cast<uint32_t>(targets.size());
+  shape[rank - 1] = k;
+  return indexTensor(type, shape, v);
+}
+
+TEST_CASE("scatter_nd: long slices: the copy skips those the updates overwrite") {
+  // Slices of 64 bytes and more take three dispatches (mark the targets, copy
+  // the rest, write the updates); shorter ones two. Every type, packed and
+  // strided, with targets written negative or past the end, and targets hit
+  // twice (by equal slices, so that the result does not depend on order).
+  std::mt19937_64 rng(64);
+  for (auto type : test::allTypes())
+    for (bool strided : {false, true})
+      for (bool longSlices : {true, false}) {
+        CAPTURE(std::string(test::typeName(type)));
+        CAPTURE(strided);
+        CAPTURE(longSlices);
+        const uint32_t elementSize = DMLElementSizeInBytes(type);
+        const uint32_t width = longSlices ? 64 / elementSize + test::uniform(rng, 0, 5) : 64 / elementSize - 1;
+        const std::vector<uint32_t> sizes = {test::uniform(rng, 2, 9), test::uniform(rng, 1, 7), width};
+        const uint32_t targetCount = sizes[0] * sizes[1];
+        std::vector<uint64_t> targets;
+        for (uint32_t j = 0, n = test::uniform(rng, 1, targetCount); j < n; ++j)
+          targets.push_back(test::uniform(rng, 0, targetCount - 1));  // repeats likely
+        const uint32_t tuples = static_cast<uint32_t>(targets.size());
+        auto strides = [&](const std::vector<uint32_t>& s, bool broadcast) {
+          return strided ? test::randomStrides(rng, s, broadcast) : std::vector<uint32_t>{};
+        };
+        Tensor input(type, sizes, strides(sizes, true));
+        Tensor updates(type, {1, tuples, width}, strides({1, tuples, width}, false));
+        Tensor output(type, sizes, strides(sizes, false));
+        input.randomize(rng);
+        updates.randomize(rng);
+        output.randomize(rng);
+        for (uint32_t j = 0; j < tuples; ++j)  // a repeated target gets the slice of its first tuple
+          for (uint32_t i = 0; i < j; ++i)
+            if (targets[i] == targets[j]) {
+              for (uint32_t x = 0; x < width; ++x)
+                updates.set(uint64_t(j) * width + x, updates.get(uint64_t(i) * width + x));
+              break;
+            }
+        Tensor indices = targetIndices(rng, DML_TENSOR_DATA_TYPE_INT32, 3, {sizes[0], sizes[1]}, targets);
+        ScatterNd s;
+        const DML_OPERATOR_DESC& op = s.make(input, indices, updates, output, 3, 3);
+        auto kernels = test::device().compileOperator(test::device().createOperator(op)).kernelNames();
+        REQUIRE(kernels.size() == (longSlices ? 3u : 2u));
+        CHECK(kernels.front().rfind(longSlices ? "scatter_nd" : "copy", 0) == 0);
+        test::run(op, {&input, &indices, &updates}, {&output});
+        test::expectSameElements(output, reference(input, indices, updates, 3));
+      }
+}
+
+TEST_CASE("scatter_nd: long slices: each execution starts from a clear mask") {
+  // The same binding table runs twice with different targets, the output
+  // overwritten with garbage in between: slices marked only the first time
+  // must be copied the second time (the scatter clears its marks).
+  std::mt19937_64 rng(65);
+  const uint32_t rows = 40, width = 24;  // 96-byte slices
+  Tensor input(DML_TENSOR_DATA_TYPE_FLOAT32, {rows, width});
+  Tensor updates(DML_TENSOR_DATA_TYPE_FLOAT32, {12, width});
+  input.randomize(rng);
+  updates.randomize(rng);
+  Tensor output(DML_TENSOR_DATA_TYPE_FLOAT32, {rows, width});
+  Tensor indices = targetIndices(rng, DML_TENSOR_DATA_TYPE_INT64, 2, {rows}, std::vector<uint64_t>(12, 0));
+  ScatterNd s;
+  auto compiled =
+      test::device().compileOperator(test::device().createOperator(s.make(input, indices, updates, output, 2, 2)));
+  REQUIRE(compiled.kernelNames().size() == 3);
+  vkdml::Buffer in = upload(input), upd = upload(updates), idx = upload(indices);
+  vkdml::Buffer out = test::device().createBuffer(output.bytes.size());
+  auto table = compiled.createBindingTable();
+  table.bindInputs({{&in, 0, in.size()}, {&idx, 0, idx.size()}, {&upd, 0, upd.size()}});
+  table.bindOutputs({{&out, 0, out.size()}});
+  for (uint32_t run = 0; run < 3; ++run) {  // the first half of the rows, then the second, twice
+    CAPTURE(run);
+    std::vector<uint64_t> targets(12);
+    for (uint64_t& t : targets)
+      t = run == 0 ? test::uniform(rng, 0, rows / 2 - 1) : test::uniform(rng, rows / 2, rows - 1);
+    indices = targetIndices(rng, DML_TENSOR_DATA_TYPE_INT64, 2, {rows}, targets);
+    idx.upload(indices.bytes.data(), indices.bytes.size());
+    // A repeated target gets its first tuple's slice: the result does not depend on order.
+    Tensor equalUpdates = updates;
+    for (uint32_t j = 0; j < 12; ++j)
+      for (uint32_t i = 0; i < j; ++i)
+        if (targets[i] == targets[j]) {
+          for (uint32_t x = 0; x < width; ++x)
+            equalUpdates.set(uint64_t(j) * width + x, updates.get(uint64_t(i) * width + x));
+          break;
+        }
+    upd.upload(equalUpdates.bytes.data(), equalUpdates.bytes.size());
+    out.fill(0xFFFFFFFFu, out.size());
+    test::device().execute(compiled, table);
+    out.download(output.bytes.data(), output.bytes.size());
+    test::expectSameElements(output, reference(input, indices, equalUpdates, 2));
+  }
+}
+
 TEST_CASE("scatter_nd: offsets past 2^32 elements") {
   // A UINT8 output whose stride puts its last row 2^32 + 1 bytes in: the
   // kernels take their 64-bit offset variants.
