@@ -173,7 +173,11 @@ class CompiledOperator;
 // The buffers an execution reads and writes: DirectML's IDMLBindingTable.
 // Inputs follow the descriptor's order (optional ones bound to nothing when
 // absent); there is one output. A table must not be rebound while a command
-// buffer that recorded it is pending.
+// buffer that recorded it is pending. Some operators keep scratch memory in
+// their table (ScatterND with long slices: a bit per target), so executions
+// through one table are serialized on one queue (record() orders them after
+// the compute work recorded before it); submit those through different
+// queues concurrently only with different tables.
 class VKDML_API BindingTable {
  public:
   BindingTable() = default;
