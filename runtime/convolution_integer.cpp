@@ -34,7 +34,8 @@ struct ConvolutionIntegerParams {
 static_assert(sizeof(ConvolutionIntegerParams) == 184, "std430 layout of ConvParams");
 // ConvParams.flags (shaders/convolution_integer.glsl).
 constexpr uint32_t kHasInputZeroPoint = 1, kHasFilterZeroPoint = 2, kInputSigned = 4, kFilterSigned = 8,
-                   kInputRowsContiguous = 16;
+                   kInputRowsContiguous = 16, kTapsYInRange = 32, kTapsXInRange = 64, kFilterKContiguous = 128,
+                   kKWholeSteps = 256;
 
 // The shader's tile shape (its specialization constants).
 struct TileShape {
@@ -85,7 +86,7 @@ TileShape chooseTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& de
 // The cooperative-matrix kernel's tile: BM = 128 rows, BN = 128 or 256
 // columns (FN = 2 or 4 fragments per warp), BK = 32, double-buffered.
 // Mirrors the shared-memory sizes of shaders/convolution_integer_coopmat.comp.
-constexpr uint32_t kCoopmatBM = 128, kCoopmatWorkgroup = 256, kCoopmatSubgroup = 32;
+constexpr uint32_t kCoopmatBM = 128, kCoopmatBK = 32, kCoopmatWorkgroup = 256, kCoopmatSubgroup = 32;
 uint32_t coopmatSharedBytes(uint32_t bn) {
   const uint32_t stage = (kCoopmatBM + bn) * 3 * 16, scratch = 8 * 32 * 16 * 4;
   return std::max(2 * stage, scratch) + (kCoopmatBM + 2 * bn) * 4;
@@ -215,6 +216,18 @@ struct ConvolutionIntegerPlan : OperatorPlan {
     Dispatch d;
     if (path == ConvolutionPath::CooperativeMatrix || path == ConvolutionPath::CooperativeMatrixEmulated) {
       if (contiguousRows) p.flags |= kInputRowsContiguous;
+      // Taps that never reach padding need no range checks: none start
+      // before 0, the last output's last tap lies before the end.
+      auto inRange = [](uint32_t size, uint32_t outSize, uint32_t kernel, uint32_t stride, uint32_t dilation,
+                        uint32_t pad) {
+        return pad == 0 && uint64_t(outSize - 1) * stride + uint64_t(kernel - 1) * dilation < size;
+      };
+      if (inRange(p.inputH, p.outputH, p.kernelH, p.strideY, p.dilationY, p.padY)) p.flags |= kTapsYInRange;
+      if (inRange(p.inputW, p.outputW, p.kernelW, p.strideX, p.dilationX, p.padX)) p.flags |= kTapsXInRange;
+      if ((p.kernelW == 1 || p.filterStrides[3] == 1) && (p.kernelH == 1 || p.filterStrides[2] == p.kernelW) &&
+          (p.groupChannels == 1 || p.filterStrides[1] == uint64_t(p.kernelH) * p.kernelW))
+        p.flags |= kFilterKContiguous;
+      if (p.groupK % kCoopmatBK == 0) p.flags |= kKWholeSteps;
       // 256 columns where they fit (A is then staged once per 256 output
       // channels: measured faster on the H200 than 128).
       const uint32_t bn =
@@ -224,6 +237,9 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       p.tiles = p.mTiles * p.nTiles * groups;
       d.kernel = concat("convolution_integer_coopmat_", path == ConvolutionPath::CooperativeMatrix ? "nv" : "emulated",
                         "_n", bn, indexBits);
+      // The geometry and flags as specialization constants, for the driver to fold.
+      d.specialization = {kCoopmatWorkgroup, p.kernelH,   p.kernelW, p.strideY, p.strideX,
+                          p.dilationY,       p.dilationX, p.padY,    p.padX,    p.flags};
       d.groups = {gridGroups(p.tiles, 1, device), 1, 1};
       d.params = bytesOf(p);
       return {d};

@@ -34,6 +34,12 @@ const uint HAS_FILTER_ZERO_POINT = 2u;
 const uint INPUT_SIGNED_FLAG = 4u;    // INT8 input (the cooperative-matrix kernel reads signedness here)
 const uint FILTER_SIGNED_FLAG = 8u;   // INT8 filter
 const uint INPUT_ROWS_CONTIGUOUS = 16u;  // W stride 1, x stride 1, OW % 4 == 0: 4 consecutive m are 4 consecutive bytes
+// Read by the cooperative-matrix kernel alone, whose flags are a
+// specialization constant:
+const uint TAPS_Y_IN_RANGE = 32u;       // every tap's y lies in [0, H): no padding along y
+const uint TAPS_X_IN_RANGE = 64u;       // likewise along x
+const uint FILTER_K_CONTIGUOUS = 128u;  // a filter row's k are consecutive bytes
+const uint K_WHOLE_STEPS = 256u;        // Kg is a multiple of the kernel's K step (32)
 
 layout(buffer_reference, std430, buffer_reference_align = 1) readonly buffer ByteRef { uint8_t value; };
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer WordRef { uint value; };

@@ -30,6 +30,12 @@
 // and one of COOPMAT_NV (GL_NV_cooperative_matrix), COOPMAT_KHR
 // (GL_KHR_cooperative_matrix) or COOPMAT_EMULATED (the matrix operations in
 // plain GLSL, to test the rest of this kernel on any device).
+//
+// The geometry and the flags are specialization constants (set by
+// runtime/convolution_integer.cpp), not read from ConvParams: the driver
+// folds them into the staging code, whose instruction count and registers
+// bound this kernel (a 1x1 kernel steps k as c alone, taps that cannot reach
+// padding skip the range checks, unneeded zero-point sums vanish).
 #if COOPMAT_NV
 #extension GL_NV_cooperative_matrix : require
 #extension GL_NV_integer_cooperative_matrix : require
@@ -47,7 +53,33 @@
 const uint WARPS_M = 2, WARPS_N = 4;
 const uint FM = 4;  // so that BM * BK / 16 A quads = one per invocation
 const uint WG = 32 * WARPS_M * WARPS_N;
-layout(local_size_x = WG) in;
+layout(local_size_x = WG, local_size_x_id = 0) in;  // the host passes WG: the tiling assumes it
+layout(constant_id = 1) const uint KH = 1;
+layout(constant_id = 2) const uint KW = 1;
+layout(constant_id = 3) const uint STRIDE_Y = 1;
+layout(constant_id = 4) const uint STRIDE_X = 1;
+layout(constant_id = 5) const uint DILATION_Y = 1;
+layout(constant_id = 6) const uint DILATION_X = 1;
+layout(constant_id = 7) const uint PAD_Y = 0;
+layout(constant_id = 8) const uint PAD_X = 0;
+layout(constant_id = 9) const uint FLAGS = 0;  // ConvParams.flags
+const uint KHW = KH * KW;
+const bool HAS_XZ = (FLAGS & HAS_INPUT_ZERO_POINT) != 0;
+const bool HAS_WZ = (FLAGS & HAS_FILTER_ZERO_POINT) != 0;
+const bool INPUT_SIGNED = (FLAGS & INPUT_SIGNED_FLAG) != 0;
+const bool FILTER_SIGNED = (FLAGS & FILTER_SIGNED_FLAG) != 0;
+const bool ROWS_CONTIGUOUS = (FLAGS & INPUT_ROWS_CONTIGUOUS) != 0;
+const bool Y_IN_RANGE = (FLAGS & TAPS_Y_IN_RANGE) != 0;
+const bool X_IN_RANGE = (FLAGS & TAPS_X_IN_RANGE) != 0;
+const bool K_CONTIGUOUS = (FLAGS & FILTER_K_CONTIGUOUS) != 0;
+const bool WHOLE_STEPS = (FLAGS & K_WHOLE_STEPS) != 0;
+// XOR masks that flip UINT8 bytes to INT8.
+const uint INPUT_FLIP = INPUT_SIGNED ? 0u : 0x80808080u;
+const uint FILTER_FLIP = FILTER_SIGNED ? 0u : 0x80808080u;
+// The row sums only matter where the flipped filter zero point can be
+// nonzero, the column sums where the flipped input zero point can.
+const bool NEED_ROW_SUMS = !FILTER_SIGNED || HAS_WZ;
+const bool NEED_COL_SUMS = !INPUT_SIGNED || HAS_XZ;
 const uint BM = FM * 16 * WARPS_M;  // tile rows (output pixels)
 const uint BN = FN * 16 * WARPS_N;  // tile columns (output channels of the group)
 const uint BK = 32;                 // tile depth: one fragment K
@@ -148,6 +180,26 @@ int signedByteSum(uint word) { return byteSum(word, true); }
 #endif
 int signedByteSum(uvec4 v) { return signedByteSum(v.x) + signedByteSum(v.y) + signedByteSum(v.z) + signedByteSum(v.w); }
 
+// Steps (c, ky, kx) to the next k; a dimension of size 1 stays 0 without a
+// compare (a 1x1 kernel steps c alone).
+void stepK(inout uint c, inout uint ky, inout uint kx) {
+  if (KW > 1 && kx + 1 < KW) {
+    ++kx;
+    return;
+  }
+  kx = 0;
+  if (KH > 1 && ky + 1 < KH) {
+    ++ky;
+    return;
+  }
+  ky = 0;
+  ++c;
+}
+
+// A specialization constant widened in code: as a constant expression the
+// 64-bit conversion would need SPIR-V 1.4.
+COORD_T coord(uint v) { return COORD_T(v); }
+
 void main() {
   ConvParams p = ConvParams(pc.paramsAddress);
   const uint t = gl_LocalInvocationID.x;
@@ -160,35 +212,25 @@ void main() {
   const uint64_t outputAddress = tensorAddress(4);
 
   const uint M = p.M, Ng = p.groupOutputChannels, Kg = p.groupK;
-  const uint KW = p.kernelW, KH = p.kernelH, KHW = KH * KW;
-  const uint flags = p.flags;
-  const bool inputSigned = (flags & INPUT_SIGNED_FLAG) != 0;
-  const bool filterSigned = (flags & FILTER_SIGNED_FLAG) != 0;
-  const bool rowsContiguous = (flags & INPUT_ROWS_CONTIGUOUS) != 0;
-  // XOR masks that flip UINT8 bytes to INT8.
-  const uint inputFlip = inputSigned ? 0u : 0x80808080u;
-  const uint filterFlip = filterSigned ? 0u : 0x80808080u;
 
   // The input zero point: its raw byte (the value of padded positions) and
   // its value in the flipped domain.
-  const uint xzBits = (flags & HAS_INPUT_ZERO_POINT) != 0 ? loadByte(inputZeroPointAddress) : 0u;
-  const int xzFlipped = bitfieldExtract(int(xzBits ^ (inputFlip & 0xFFu)), 0, 8);
+  const uint xzBits = HAS_XZ ? loadByte(inputZeroPointAddress) : 0u;
+  const int xzFlipped = bitfieldExtract(int(xzBits ^ (INPUT_FLIP & 0xFFu)), 0, 8);
   const uint xzWord = xzBits * 0x01010101u;
 
   const INDEX_T inS0 = INDEX_T(p.inputStrides[0]), inS1 = INDEX_T(p.inputStrides[1]);
   const INDEX_T inS2 = INDEX_T(p.inputStrides[2]), inS3 = INDEX_T(p.inputStrides[3]);
   const INDEX_T fS0 = INDEX_T(p.filterStrides[0]), fS1 = INDEX_T(p.filterStrides[1]);
   const INDEX_T fS2 = INDEX_T(p.filterStrides[2]), fS3 = INDEX_T(p.filterStrides[3]);
-  const bool filterKContiguous = (KW == 1 || fS3 == 1) && (KH == 1 || fS2 == INDEX_T(KW)) &&
-                                 (p.groupChannels == 1 || fS1 == INDEX_T(KHW));
   const uint kTiles = Kg / BK + uint(Kg % BK != 0);
   // BK as a step of (c, ky, kx).
-  const uint stepC = BK / KHW, stepKy = (BK % KHW) / KW, stepKx = BK % KW;
+  const uint STEP_C = BK / KHW, STEP_KY = (BK % KHW) / KW, STEP_KX = BK % KW;
 
   // This invocation's share of the staging, the same every K step (so its
   // row and column sums accumulate in registers): the A quad of rows
   // 4*aQuadRow.. and k 4*aQuadK.. (BM/4 x BK/4 = WG quads), and B chunks of
-  // 16 k: row bChunk/2, half bChunk%2, for bChunk = t, t + WG, ...
+  // 16 k: row bChunk/2, half bChunk%2 (= t%2), for bChunk = t, t + WG, ...
   const uint aQuadK = t % (BK / 4), aQuadRow = t / (BK / 4);
   const uint B_CHUNKS = BN * 2 / WG;  // 1 or 2
 
@@ -198,33 +240,59 @@ void main() {
     const uint g = tile / p.mTiles / p.nTiles;
     const uint m0 = mTile * BM, n0 = nTile * BN;
 
-    // Where the quad's 4 rows start in the input (row j: output pixel m0 + 4*aQuadRow + j).
+    // Where the quad's rows take their taps (row j: output pixel m0 +
+    // 4*aQuadRow + j): the input offset of tap (0, 0, 0) and, for the range
+    // checks that remain, its coordinates. Contiguous rows need row 0 only:
+    // the 4 pixels share batch and oy, and ox is a multiple of 4 (OW % 4 ==
+    // 0), so x stays word-aligned and each tap's byte shift is a constant
+    // of kx. Offsets wrap (padding) but are only used in range.
     bool rowValid[4];
     COORD_T iy0[4], ix0[4];
-    INDEX_T rowBase[4];
-    [[unroll]] for (uint j = 0; j < 4; ++j) {
+    INDEX_T pixelBase[4];
+    [[unroll]] for (uint j = 0; j < 4; ++j) {  // contiguous rows use j = 0 alone
       const uint row = 4 * aQuadRow + j, m = m0 + row;
       rowValid[j] = row < M - m0;
       const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
-      iy0[j] = COORD_T(oy) * COORD_T(p.strideY) - COORD_T(p.padY);
-      ix0[j] = COORD_T(ox) * COORD_T(p.strideX) - COORD_T(p.padX);
-      rowBase[j] = INDEX_T(batch) * inS0 + INDEX_T(g * p.groupChannels) * inS1;
+      iy0[j] = COORD_T(oy) * coord(STRIDE_Y) - coord(PAD_Y);
+      // Contiguous rows: the x padding goes into each tap's shift instead.
+      ix0[j] = COORD_T(ox) * coord(STRIDE_X) - coord(ROWS_CONTIGUOUS ? 0u : PAD_X);
+      pixelBase[j] = INDEX_T(batch) * inS0 + INDEX_T(g * p.groupChannels) * inS1 + INDEX_T(iy0[j]) * inS2 +
+                     INDEX_T(ix0[j]) * inS3;
     }
-    uint rowMask = 0;  // the bytes of rows below M
-    [[unroll]] for (uint j = 0; j < 4; ++j)
-      if (rowValid[j]) rowMask |= 0xFFu << (8 * j);
+    uint rowMask = 0;  // the bytes of rows below M (gathered rows)
+    if (!ROWS_CONTIGUOUS)
+      [[unroll]] for (uint j = 0; j < 4; ++j)
+        if (rowValid[j]) rowMask |= 0xFFu << (8 * j);
+    // Contiguous rows lie all 4 below M or none (M % 4 == 0): a quad past M
+    // stages no k (rowMask's role for gathered rows).
+    const uint quadK = !ROWS_CONTIGUOUS || rowValid[0] ? 4u : 0u;
     int rowPartial[4] = int[4](0, 0, 0, 0);
     int colPartial0 = 0, colPartial1 = 0;
 
-    if (t < BM) rowSums[t] = 0;
-    if (t < BN) {
-      colSums[t] = 0;
-      // The column's filter zero point, flipped like the filter (read once per tile).
-      uint wz = 0;
-      if ((flags & HAS_FILTER_ZERO_POINT) != 0 && t < Ng - n0)
-        wz = loadByte(filterZeroPointAddress + uint64_t(g * Ng + n0 + t) * p.filterZeroPointStride);
-      colZeroPoints[t] = bitfieldExtract(int(wz ^ (filterFlip & 0xFFu)), 0, 8);
+    // Where this invocation's B chunks start: filter row n0 + chunk/2, at
+    // k 16*(t%2) (+ BK per step); 16-byte loads where the chunk lies
+    // contiguous and aligned.
+    uint bRowCount[2];  // 16, or 0 past Ng
+    INDEX_T bRowOffset[2];
+    bool bAligned[2];
+    [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) {
+      const uint bRow = (t + r * WG) / 2;
+      bRowCount[r] = bRow < Ng - n0 ? 16u : 0u;
+      bRowOffset[r] = INDEX_T(g * Ng + n0 + bRow) * fS0;
+      bAligned[r] = K_CONTIGUOUS && ((uint(filterAddress) + uint(bRowOffset[r])) & 15) == 0;
     }
+
+    if (NEED_ROW_SUMS) {
+      if (t < BM) rowSums[t] = 0;
+      if (t < BN) {
+        // The column's filter zero point, flipped like the filter (read once per tile).
+        uint wz = 0;
+        if (HAS_WZ && t < Ng - n0)
+          wz = loadByte(filterZeroPointAddress + uint64_t(g * Ng + n0 + t) * p.filterZeroPointStride);
+        colZeroPoints[t] = bitfieldExtract(int(wz ^ (FILTER_FLIP & 0xFFu)), 0, 8);
+      }
+    }
+    if (NEED_COL_SUMS && t < BN) colSums[t] = 0;
 
     // The global loads of one K step go to registers (LOAD_STEP) and are
     // only used after the multiplies of the previous step (STORE_STEP), so
@@ -237,50 +305,51 @@ void main() {
     // registers is a literal (the macros below are expanded per index): a
     // dynamic index would move them to local memory.
     uvec4 aLow, aHigh, aShift;
-    uint aCount;  // k of the quad below Kg
+    uint aCount;  // k of the quad below Kg (0: rows past M, contiguous)
     // (c, ky, kx) of the quad's first k in the step LOAD_STEP loads next.
     uint quadC = (4 * aQuadK) / KHW, quadKy = ((4 * aQuadK) % KHW) / KW, quadKx = (4 * aQuadK) % KW;
     uvec4 bRaw0, bRaw1;
     uint bCount0 = 0, bCount1 = 0;  // k of each B chunk below Kg (0: past Ng or Kg)
+    // The tap's offset from the quad's pixelBase is the same for its 4 rows.
     #define LOAD_A_K(i)                                                                                              \
       {                                                                                                              \
-        const COORD_T dy = COORD_T(ky) * COORD_T(p.dilationY), dx = COORD_T(kx) * COORD_T(p.dilationX);            \
+        const uint dy = ky * DILATION_Y, dx = kx * DILATION_X;                                                       \
         const bool kValid = i < aCount;                                                                              \
-        if (rowsContiguous) {                                                                                        \
-          const COORD_T iy = iy0[0] + dy, ix = ix0[0] + dx, x0 = ix - (ix & 3);                                      \
-          const bool rowIn = kValid && rowValid[0] && inRange(iy, p.inputH);                                         \
-          const uint64_t rowAddress = inputAddress + uint64_t(rowBase[0] + INDEX_T(c) * inS1 + INDEX_T(iy) * inS2);   \
-          aLow[i] = rowIn && inRange(x0, p.inputW) ? WordRef(rowAddress + uint64_t(INDEX_T(x0))).value : xzWord;     \
-          /* The second word only where the 4 bytes straddle two. */                                                 \
-          aHigh[i] = rowIn && (ix & 3) != 0 && inRange(x0 + 4, p.inputW)                                             \
-                         ? WordRef(rowAddress + uint64_t(INDEX_T(x0 + 4))).value                                     \
+        if (ROWS_CONTIGUOUS) {                                                                                       \
+          const int xOff = int(dx) - int(PAD_X), xAligned = xOff & ~3;                                               \
+          const COORD_T x0 = ix0[0] + COORD_T(xAligned);                                                             \
+          const bool rowIn = kValid && (Y_IN_RANGE || inRange(iy0[0] + COORD_T(dy), p.inputH));                      \
+          /* INDEX_T offsets wrap: the low word's may lie below 0 (padding). */                                      \
+          const INDEX_T offset = pixelBase[0] + INDEX_T(c) * inS1 + INDEX_T(dy) * inS2 + INDEX_T(COORD_T(xAligned)); \
+          aLow[i] = rowIn && (X_IN_RANGE || inRange(x0, p.inputW)) ? WordRef(inputAddress + uint64_t(offset)).value  \
+                                                                   : xzWord;                                         \
+          /* The second word, at offset + 4, only where the 4 bytes straddle two. */                                 \
+          aHigh[i] = rowIn && (xOff & 3) != 0 && (X_IN_RANGE || inRange(x0 + 4, p.inputW))                           \
+                         ? WordRef(inputAddress + uint64_t(offset + 4)).value                                        \
                          : xzWord;                                                                                   \
-          aShift[i] = uint(ix & 3) * 8;                                                                              \
+          aShift[i] = uint(xOff & 3) * 8;                                                                            \
         } else {                                                                                                     \
+          const INDEX_T tap = INDEX_T(c) * inS1 + INDEX_T(dy) * inS2 + INDEX_T(dx) * inS3;                           \
           uint word = 0;                                                                                             \
           [[unroll]] for (uint j = 0; j < 4; ++j) {                                                                  \
-            const COORD_T iy = iy0[j] + dy, ix = ix0[j] + dx;                                                        \
-            const uint value = kValid && rowValid[j] && inRange(iy, p.inputH) && inRange(ix, p.inputW)              \
-                                   ? loadByte(inputAddress + uint64_t(rowBase[j] + INDEX_T(c) * inS1 +              \
-                                                                      INDEX_T(iy) * inS2 + INDEX_T(ix) * inS3))     \
-                                   : xzBits;                                                                         \
+            const bool inside = kValid && rowValid[j] &&                                                             \
+                                (Y_IN_RANGE || inRange(iy0[j] + COORD_T(dy), p.inputH)) &&                           \
+                                (X_IN_RANGE || inRange(ix0[j] + COORD_T(dx), p.inputW));                             \
+            const uint value = inside ? loadByte(inputAddress + uint64_t(pixelBase[j] + tap)) : xzBits;              \
             word |= value << (8 * j);                                                                                \
           }                                                                                                          \
           aLow[i] = word;                                                                                            \
           aShift[i] = 0;                                                                                             \
         }                                                                                                            \
-        nextK(c, ky, kx, KW, KH);                                                                                    \
+        stepK(c, ky, kx);                                                                                            \
       }
     // B: 16 consecutive k of filter row n (chunk = t + r * WG).
     #define LOAD_B_CHUNK(kt, r, raw, count)                                                                          \
       {                                                                                                              \
-        const uint chunk = t + r * WG, bRow = chunk / 2;                                                             \
-        const uint n = n0 + bRow, kStart = (kt) * BK + 16 * (chunk % 2);                                            \
-        count = bRow < Ng - n0 && kStart < Kg ? min(16u, Kg - kStart) : 0u;                                          \
-        const INDEX_T rowOffset = INDEX_T(g * Ng + n) * fS0;                                                         \
-        const uint64_t rowAddress = filterAddress + uint64_t(rowOffset + INDEX_T(kStart));                          \
-        if (count == 16 && filterKContiguous && (rowAddress & 15) == 0) {                                            \
-          raw = Word4Ref(rowAddress).value;                                                                          \
+        const uint kStart = (kt) * BK + 16 * (t % 2);                                                                \
+        count = WHOLE_STEPS ? bRowCount[r] : kStart < Kg ? min(bRowCount[r], Kg - kStart) : 0u;                      \
+        if (count == 16 && bAligned[r]) {                                                                            \
+          raw = Word4Ref(filterAddress + uint64_t(bRowOffset[r] + INDEX_T(kStart))).value;                           \
         } else {                                                                                                     \
           /* Byte by byte into a shift register: no dynamic index. */                                               \
           raw = uvec4(0);                                                                                            \
@@ -288,59 +357,67 @@ void main() {
           for (uint e = 0; e < 16; ++e) {                                                                            \
             uint value = 0;                                                                                          \
             if (e < count) {                                                                                         \
-              value = loadByte(filterAddress + uint64_t(rowOffset + INDEX_T(fc) * fS1 + INDEX_T(fky) * fS2 +         \
+              value = loadByte(filterAddress + uint64_t(bRowOffset[r] + INDEX_T(fc) * fS1 + INDEX_T(fky) * fS2 +     \
                                                         INDEX_T(fkx) * fS3));                                        \
-              nextK(fc, fky, fkx, KW, KH);                                                                           \
+              stepK(fc, fky, fkx);                                                                                   \
             }                                                                                                        \
             raw = uvec4((raw.x >> 8) | (raw.y << 24), (raw.y >> 8) | (raw.z << 24), (raw.z >> 8) | (raw.w << 24),   \
                         (raw.w >> 8) | (value << 24));                                                               \
           }                                                                                                          \
         }                                                                                                            \
       }
+    // Every step loaded lies below kTiles * BK, which is Kg for whole steps.
     #define LOAD_STEP(kt)                                                                                            \
       {                                                                                                              \
         const uint kq = (kt) * BK + 4 * aQuadK;                                                                      \
-        aCount = kq < Kg ? min(4u, Kg - kq) : 0u;                                                                    \
+        aCount = WHOLE_STEPS ? quadK : kq < Kg ? min(quadK, Kg - kq) : 0u;                                           \
         uint c = quadC, ky = quadKy, kx = quadKx;                                                                    \
         LOAD_A_K(0)                                                                                                  \
         LOAD_A_K(1)                                                                                                  \
         LOAD_A_K(2)                                                                                                  \
         LOAD_A_K(3)                                                                                                  \
         /* The quad's first k of the next step: + BK, without dividing. */                                         \
-        quadKx += stepKx;                                                                                            \
-        if (quadKx >= KW) {                                                                                          \
-          quadKx -= KW;                                                                                              \
-          ++quadKy;                                                                                                  \
+        if (KW > 1) {                                                                                                \
+          quadKx += STEP_KX;                                                                                         \
+          if (quadKx >= KW) {                                                                                        \
+            quadKx -= KW;                                                                                            \
+            if (KH > 1)                                                                                              \
+              ++quadKy;                                                                                              \
+            else                                                                                                     \
+              ++quadC;                                                                                               \
+          }                                                                                                          \
         }                                                                                                            \
-        quadKy += stepKy;                                                                                            \
-        if (quadKy >= KH) {                                                                                          \
-          quadKy -= KH;                                                                                              \
-          ++quadC;                                                                                                   \
+        if (KH > 1) {                                                                                                \
+          quadKy += STEP_KY;                                                                                         \
+          if (quadKy >= KH) {                                                                                        \
+            quadKy -= KH;                                                                                            \
+            ++quadC;                                                                                                 \
+          }                                                                                                          \
         }                                                                                                            \
-        quadC += stepC;                                                                                              \
+        quadC += STEP_C;                                                                                             \
         LOAD_B_CHUNK(kt, 0, bRaw0, bCount0)                                                                          \
         if (B_CHUNKS == 2) LOAD_B_CHUNK(kt, 1, bRaw1, bCount1)                                                       \
       }
     // The 4 bytes of k i: funnel-shifted, flipped to INT8, 0 past M and Kg.
     #define A_WORD(i)                                                                                                \
       (i < aCount ? (((aShift[i] == 0 ? aLow[i] : (aLow[i] >> aShift[i]) | (aHigh[i] << (32 - aShift[i]))) ^       \
-                      inputFlip) &                                                                                   \
-                     rowMask)                                                                                        \
+                      INPUT_FLIP) &                                                                                  \
+                     (ROWS_CONTIGUOUS ? ~0u : rowMask))                                                              \
                   : 0u)
     #define STORE_A_ROW(base, rows, j)                                                                               \
       tiles[base + (4 * aQuadRow + j) * ROW4 + aQuadK / 4][aQuadK % 4] = rows[j];                                    \
-      rowPartial[j] += signedByteSum(rows[j]);
+      if (NEED_ROW_SUMS) rowPartial[j] += signedByteSum(rows[j]);
     // B chunk values flipped to INT8, bytes past Kg 0.
     #define STORE_B_CHUNK(base, r, raw, count, partial)                                                              \
       {                                                                                                              \
         const uint chunk = t + r * WG;                                                                               \
-        uvec4 words = raw ^ uvec4(filterFlip);                                                                       \
+        uvec4 words = raw ^ uvec4(FILTER_FLIP);                                                                      \
         if (count < 16) {                                                                                            \
           const ivec4 valid = clamp(ivec4(int(count)) - ivec4(0, 4, 8, 12), 0, 4);                                   \
           words &= mix(uvec4(1u) << (8u * uvec4(valid)), uvec4(0u), equal(valid, ivec4(4))) - uvec4(1u);             \
         }                                                                                                            \
         tiles[base + (BM + chunk / 2) * ROW4 + chunk % 2] = words;                                                   \
-        partial += signedByteSum(words);                                                                             \
+        if (NEED_COL_SUMS) partial += signedByteSum(words);                                                          \
       }
     // Stores the registers into buffer `b` and adds them to the sums.
     #define STORE_STEP(b)                                                                                            \
@@ -377,15 +454,19 @@ void main() {
     }
 
     // Sums: each row and column has several contributors.
-    [[unroll]] for (uint j = 0; j < 4; ++j) atomicAdd(rowSums[4 * aQuadRow + j], rowPartial[j]);
-    atomicAdd(colSums[t / 2], colPartial0);
-    if (B_CHUNKS == 2) atomicAdd(colSums[(t + WG) / 2], colPartial1);
+    if (NEED_ROW_SUMS)
+      [[unroll]] for (uint j = 0; j < 4; ++j) atomicAdd(rowSums[4 * aQuadRow + j], rowPartial[j]);
+    if (NEED_COL_SUMS) {
+      atomicAdd(colSums[t / 2], colPartial0);
+      if (B_CHUNKS == 2) atomicAdd(colSums[(t + WG) / 2], colPartial1);
+    }
 
     // Epilogue: per warp, 32 rows x 16 columns at a time through shared
     // memory (column-major), so each store instruction writes 32
     // consecutive m of one output channel. These loops are unrolled like
     // every loop that indexes `acc`: a dynamic index would move the
-    // accumulators out of registers.
+    // accumulators out of registers. A term whose sums were not taken is 0
+    // (its zero point is).
     const uint scratch = warp * (32 * 16 / 4);
     const int kg = int(Kg);
     [[unroll]] for (uint ip = 0; ip < FM / 2; ++ip) {
@@ -398,14 +479,17 @@ void main() {
         barrier();  // the buffers (or the previous scratch) are no longer read
         [[unroll]] for (uint h = 0; h < 2; ++h) STORE_ACC(acc[(2 * ip + h) * FN + j], scratch + 4 * h, 8);
         barrier();
-        const int rowSum = rowSums[row];
+        const int rowSum = NEED_ROW_SUMS ? rowSums[row] : 0;
         for (uint c = 0; c < 16; ++c) {
           const uint column = (warpN * FN + j) * 16 + c, n = n0 + column;
           if (!valid || column >= Ng - n0) continue;
           const uint oc = g * Ng + n;
-          const int wz = colZeroPoints[column];
-          const int product = int(tiles[scratch + c * 8 + lane / 4][lane % 4]);
-          const int value = product - wz * rowSum - xzFlipped * colSums[column] + kg * xzFlipped * wz;
+          int value = int(tiles[scratch + c * 8 + lane / 4][lane % 4]);
+          if (NEED_ROW_SUMS) {
+            const int wz = colZeroPoints[column];
+            value += (NEED_COL_SUMS ? kg * xzFlipped - rowSum : -rowSum) * wz;
+          }
+          if (NEED_COL_SUMS) value -= xzFlipped * colSums[column];
           OutputRef(outputAddress + 4 * uint64_t(outRow + INDEX_T(oc) * INDEX_T(p.outputStrides[1]))).value = value;
         }
       }

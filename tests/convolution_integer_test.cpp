@@ -267,6 +267,27 @@ TEST_CASE("convolution_integer: 5x5 and 7x1 filters, strides, dilations, asymmet
               rng);
 }
 
+// Padding along one dimension only, and end padding that no tap reaches:
+// the cooperative-matrix kernel drops the range checks of a dimension whose
+// taps all lie inside the input (word rows and gathered bytes alike).
+TEST_CASE("convolution_integer: padding along one dimension, unreached end padding") {
+  std::mt19937_64 rng(132);
+  auto c2 = [](std::vector<uint32_t> input, std::vector<uint32_t> filter, std::vector<uint32_t> strides,
+               std::vector<uint32_t> dilations, std::vector<uint32_t> pad0, std::vector<uint32_t> pad1) {
+    Case c = case2d(std::move(input), std::move(filter), 1, 1, 0, 0, 1);
+    c.strides = std::move(strides);
+    c.dilations = std::move(dilations);
+    c.startPadding = std::move(pad0);
+    c.endPadding = std::move(pad1);
+    return c;
+  };
+  runVariants({c2({1, 32, 6, 16}, {40, 32, 3, 1}, {1, 1}, {1, 1}, {1, 0}, {1, 0}),  // word rows, y padded only
+               c2({2, 8, 5, 12}, {36, 8, 1, 3}, {1, 1}, {1, 1}, {0, 1}, {0, 1}),    // word rows, x padded only
+               c2({1, 16, 9, 8}, {33, 16, 3, 3}, {2, 1}, {1, 1}, {0, 1}, {1, 1}),   // y end padding unreached
+               c2({1, 6, 11, 11}, {20, 6, 3, 3}, {2, 2}, {2, 2}, {0, 0}, {0, 0})},  // gathers, no padding
+              rng);
+}
+
 TEST_CASE("convolution_integer: groups, depthwise, batches up to 4") {
   std::mt19937_64 rng(120);
   runVariants({case2d({2, 6, 7, 7}, {10, 3, 3, 3}, 1, 1, 1, 1, 2),    // 2 groups
