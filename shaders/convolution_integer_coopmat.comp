@@ -469,28 +469,31 @@ void main() {
     // (its zero point is).
     const uint scratch = warp * (32 * 16 / 4);
     const int kg = int(Kg);
+    // Read once: a parameter read between output stores would be repeated
+    // after each (the stores might alias the parameter block).
+    const INDEX_T outputChannelStride = INDEX_T(p.outputStrides[1]);
+    const uint columnsLeft = Ng - n0;
     [[unroll]] for (uint ip = 0; ip < FM / 2; ++ip) {
       const uint row = (warpM * FM + 2 * ip) * 16 + lane, m = m0 + row;
       const bool valid = row < M - m0;
       const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
       const INDEX_T outRow = INDEX_T(batch) * INDEX_T(p.outputStrides[0]) + INDEX_T(oy) * INDEX_T(p.outputStrides[2]) +
-                             INDEX_T(ox) * INDEX_T(p.outputStrides[3]);
+                             INDEX_T(ox) * INDEX_T(p.outputStrides[3]) + INDEX_T(g * Ng + n0) * outputChannelStride;
       [[unroll]] for (uint j = 0; j < FN; ++j) {
         barrier();  // the buffers (or the previous scratch) are no longer read
         [[unroll]] for (uint h = 0; h < 2; ++h) STORE_ACC(acc[(2 * ip + h) * FN + j], scratch + 4 * h, 8);
         barrier();
         const int rowSum = NEED_ROW_SUMS ? rowSums[row] : 0;
-        for (uint c = 0; c < 16; ++c) {
-          const uint column = (warpN * FN + j) * 16 + c, n = n0 + column;
-          if (!valid || column >= Ng - n0) continue;
-          const uint oc = g * Ng + n;
+        [[unroll]] for (uint c = 0; c < 16; ++c) {
+          const uint column = (warpN * FN + j) * 16 + c;
+          if (!valid || column >= columnsLeft) continue;
           int value = int(tiles[scratch + c * 8 + lane / 4][lane % 4]);
           if (NEED_ROW_SUMS) {
             const int wz = colZeroPoints[column];
             value += (NEED_COL_SUMS ? kg * xzFlipped - rowSum : -rowSum) * wz;
           }
           if (NEED_COL_SUMS) value -= xzFlipped * colSums[column];
-          OutputRef(outputAddress + 4 * uint64_t(outRow + INDEX_T(oc) * INDEX_T(p.outputStrides[1]))).value = value;
+          OutputRef(outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * outputChannelStride)).value = value;
         }
       }
     }
