@@ -4,7 +4,7 @@
 // copy of the same bytes measured in the same run: the faster of
 // vkCmdCopyBuffer and a compute-shader copy (both are in the JSON).
 //
-//   vkdml_bench [--large] [--reps N] [--filter TEXT] [--json FILE]
+//   vkdml_bench [--large] [--reps N] [--filter TEXT] [--path PATH] [--json FILE]
 #include <volk.h>
 
 #include <vkdml/vkdml.hpp>
@@ -27,6 +27,7 @@ struct Options {
   int reps = 10;
   int warmup = 3;
   std::string filter;
+  std::string path;  // convolutions through this path only (portable, dot, coopmat)
   std::string json;
 };
 
@@ -204,10 +205,12 @@ int main(int argc, char** argv) {
       options.reps = std::max(1, std::stoi(next()));
     else if (a == "--filter")
       options.filter = next();
+    else if (a == "--path")
+      options.path = next();
     else if (a == "--json")
       options.json = next();
     else {
-      std::fprintf(stderr, "usage: %s [--large] [--reps N] [--filter TEXT] [--json FILE]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--large] [--reps N] [--filter TEXT] [--path PATH] [--json FILE]\n", argv[0]);
       return a == "--help" ? 0 : 2;
     }
   }
@@ -314,6 +317,7 @@ int main(int argc, char** argv) {
       }
       for (vkdml::ConvolutionPath path : {vkdml::ConvolutionPath::Portable, vkdml::ConvolutionPath::DotProduct,
                                           vkdml::ConvolutionPath::CooperativeMatrix}) {
+        if (!options.path.empty() && options.path != vkdml::toString(path)) continue;
         try {
           runCase(*c, {path}, vkdml::toString(path));
         } catch (const vkdml::Error& e) {
