@@ -125,12 +125,12 @@ ConvolutionPath parsePath(const char* text) {
 
 // The path a compile takes: the option, else $VKDML_CONVOLUTION_PATH, else
 // the fastest the device has for this shape. Measured on the H200
-// (bench/RESULTS.md): cooperative matrices win where the GEMM has at least 64
-// columns, with word rows and with byte gathers alike (the 7x7 stride-2 stem
-// gathers bytes: 16 TOPS against 5.5 through packed dot products). Packed
-// dot products only where the device says they are accelerated.
+// (bench/RESULTS.md): cooperative matrices win where the input's rows are
+// read as whole words (contiguousRows) and the GEMM has at least 64 columns;
+// with byte gathers (strided x, odd widths) the packed dot products win.
+// Packed dot products only where the device says they are accelerated.
 ConvolutionPath choosePath(const CompileOptions& options, const DeviceInfo& device, uint32_t M, uint32_t Ng,
-                           uint32_t Kg) {
+                           uint32_t Kg, bool contiguousRows) {
   ConvolutionPath path = options.convolutionPath;
   const char* field = "CompileOptions.convolutionPath";
   if (path == ConvolutionPath::Auto)
@@ -145,7 +145,8 @@ ConvolutionPath choosePath(const CompileOptions& options, const DeviceInfo& devi
                        concat("the ", toString(path), " path needs ", missing, ", which ", device.name, " lacks"));
     return path;
   }
-  if (missingFor(ConvolutionPath::CooperativeMatrix, device).empty() && Ng >= 64 && Kg >= 32 && M >= 128)
+  if (missingFor(ConvolutionPath::CooperativeMatrix, device).empty() && contiguousRows && Ng >= 64 && Kg >= 32 &&
+      M >= 128)
     return ConvolutionPath::CooperativeMatrix;
   if (device.integerDotProduct && device.integerDotProduct4x8BitPackedAccelerated) return ConvolutionPath::DotProduct;
   return ConvolutionPath::Portable;
@@ -211,7 +212,7 @@ struct ConvolutionIntegerPlan : OperatorPlan {
     const bool wordRows = p.inputW % 4 == 0 && p.inputStrides[0] % 4 == 0 && p.inputStrides[1] % 4 == 0 &&
                           p.inputStrides[2] % 4 == 0 && input.offsetAlignment >= 4;
     const bool contiguousRows = p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && wordRows;
-    const ConvolutionPath path = choosePath(options, device, p.M, p.groupOutputChannels, p.groupK);
+    const ConvolutionPath path = choosePath(options, device, p.M, p.groupOutputChannels, p.groupK, contiguousRows);
     Dispatch d;
     if (path == ConvolutionPath::CooperativeMatrix || path == ConvolutionPath::CooperativeMatrixEmulated) {
       if (contiguousRows) p.flags |= kInputRowsContiguous;
