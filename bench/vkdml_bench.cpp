@@ -4,7 +4,7 @@
 // copy of the same bytes measured in the same run: the faster of
 // vkCmdCopyBuffer and a compute-shader copy (both are in the JSON).
 //
-//   vkdml_bench [--large] [--reps N] [--filter TEXT] [--path PATH] [--json FILE]
+//   vkdml_bench [--large] [--reps N] [--filter TEXT] [--exclude TEXT] [--path PATH] [--json FILE]
 #include <volk.h>
 
 #include <vkdml/vkdml.hpp>
@@ -27,7 +27,8 @@ struct Options {
   int reps = 10;
   int warmup = 3;
   std::string filter;
-  std::string path;  // convolutions through this path only (portable, dot, coopmat)
+  std::string path;     // convolutions through this path only (portable, dot, coopmat)
+  std::string exclude;  // leave out the cases whose "op name" contains this
   std::string json;
 };
 
@@ -207,10 +208,14 @@ int main(int argc, char** argv) {
       options.filter = next();
     else if (a == "--path")
       options.path = next();
+    else if (a == "--exclude")
+      options.exclude = next();
     else if (a == "--json")
       options.json = next();
     else {
-      std::fprintf(stderr, "usage: %s [--large] [--reps N] [--filter TEXT] [--path PATH] [--json FILE]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--large] [--reps N] [--filter TEXT] [--exclude TEXT] [--path PATH] [--json FILE]\n",
+                   argv[0]);
       return a == "--help" ? 0 : 2;
     }
   }
@@ -310,7 +315,9 @@ int main(int argc, char** argv) {
       results.push_back(r);
     }
     for (auto& c : cases) {
-      if (!options.filter.empty() && (c->op + " " + c->name).find(options.filter) == std::string::npos) continue;
+      const std::string opName = c->op + " " + c->name;
+      if (!options.filter.empty() && opName.find(options.filter) == std::string::npos) continue;
+      if (!options.exclude.empty() && opName.find(options.exclude) != std::string::npos) continue;
       if (c->op != "conv") {
         runCase(*c, {}, "");
         continue;
