@@ -21,9 +21,12 @@ if [ "$TESTS" != none ]; then
     .gpu/vkdml_tests "$@" > $OUT/tests.txt 2>&1; echo "tests exit $?"; tail -4 $OUT/tests.txt
     grep -E "ERROR|validation" $OUT/tests.txt | head -20
   fi
-  for path in portable dot coopmat coopmat-emulated; do
-    .gpu/vkdml_tests -tc="convolution_integer*" --convolution-path=$path > $OUT/tests-$path.txt 2>&1
-    echo "tests through $path: exit $?"; tail -3 $OUT/tests-$path.txt; grep -E "ERROR|validation" $OUT/tests-$path.txt | head -10
+  for path in portable dot coopmat coopmat-emulated coopmat:0 coopmat:b coopmat:ab; do
+    packing=${path#*:}; [ "$packing" = "$path" ] && packing="" || path=${path%%:*}
+    name=$path${packing:+-packing-$packing}
+    .gpu/vkdml_tests -tc="convolution_integer*" --convolution-path=$path ${packing:+--convolution-packing=$packing} \
+      > $OUT/tests-$name.txt 2>&1
+    echo "tests through $name: exit $?"; tail -3 $OUT/tests-$name.txt; grep -E "ERROR|validation" $OUT/tests-$name.txt | head -10
   done
 fi
 # The convolutions run in a process of their own: after the data-movement

@@ -1,6 +1,8 @@
 // DML_CONVOLUTION_INTEGER (OPERATORS.md, "DML_CONVOLUTION_INTEGER"): 8-bit
 // convolution with zero points into INT32, run as a tiled implicit GEMM by
-// shaders/convolution_integer.comp (M = N*OH*OW, N = OC/G, K = C/G*KH*KW).
+// shaders/convolution_integer.comp (M = N*OH*OW, N = OC/G, K = C/G*KH*KW),
+// or on cooperative matrices by shaders/convolution_integer_coopmat.comp,
+// after shaders/convolution_integer_pack.comp where operands are packed.
 #include <algorithm>
 #include <cstdlib>
 
@@ -30,8 +32,12 @@ struct ConvolutionIntegerParams {
   uint32_t M;
   uint32_t mTiles, nTiles, tiles;
   uint32_t flags;
+  uint64_t packedAOffset, packedBOffset;
+  uint32_t scratchSlot;
+  uint32_t aChunks, totalChunks;
+  uint32_t kTiles;
 };
-static_assert(sizeof(ConvolutionIntegerParams) == 184, "std430 layout of ConvParams");
+static_assert(sizeof(ConvolutionIntegerParams) == 216, "std430 layout of ConvParams");
 // ConvParams.flags (shaders/convolution_integer.glsl).
 constexpr uint32_t kHasInputZeroPoint = 1, kHasFilterZeroPoint = 2, kInputSigned = 4, kFilterSigned = 8,
                    kInputRowsContiguous = 16, kTapsYInRange = 32, kTapsXInRange = 64, kFilterKContiguous = 128,
@@ -87,6 +93,11 @@ TileShape chooseTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& de
 // columns (FN = 2 or 4 fragments per warp), BK = 32, double-buffered.
 // Mirrors the shared-memory sizes of shaders/convolution_integer_coopmat.comp.
 constexpr uint32_t kCoopmatBM = 128, kCoopmatBK = 32, kCoopmatWorkgroup = 256, kCoopmatSubgroup = 32;
+// Packed operands take binding-table scratch: at most this much (the 3x3
+// 256->256 layer of the benchmarks, N = 32, takes 232 MB), else the GEMM
+// gathers its operands itself.
+constexpr uint64_t kMaxPackedBytes = uint64_t(1) << 30;
+constexpr uint32_t kPackWorkgroup = 256;
 uint32_t coopmatSharedBytes(uint32_t bn) {
   const uint32_t stage = (kCoopmatBM + bn) * 3 * 16, scratch = 8 * 32 * 16 * 4;
   return std::max(2 * stage, scratch) + (kCoopmatBM + 2 * bn) * 4;
@@ -150,6 +161,28 @@ ConvolutionPath choosePath(const CompileOptions& options, const DeviceInfo& devi
     return ConvolutionPath::CooperativeMatrix;
   if (device.integerDotProduct && device.integerDotProduct4x8BitPackedAccelerated) return ConvolutionPath::DotProduct;
   return ConvolutionPath::Portable;
+}
+
+// Which operands of the cooperative-matrix GEMM are packed into scratch
+// first (convolution_integer_pack.comp): $VKDML_CONVOLUTION_PACKING = 0
+// (none), b (the filter) or ab (both), else measured on the H200
+// (bench/RESULTS.md): both where A's rows are byte gathers (the 7x7 stride-2
+// stem: 316 µs against 469 unpacked) or the filter is large (the 8192 GEMM:
+// 3117 µs against 3836 with the filter alone and 4191 unpacked), the filter
+// alone where K spans many steps (the 3x3 layer: 685 µs against 757
+// unpacked and 763 both), none for a short K (1x1 64->256: 74 µs against
+// 79 and 94).
+enum class Packing { None, Filter, Both };
+Packing choosePacking(bool contiguousRows, uint32_t Ng, uint32_t Kg) {
+  if (const char* env = std::getenv("VKDML_CONVOLUTION_PACKING"); env && *env) {
+    const std::string value = env;
+    if (value == "0") return Packing::None;
+    if (value == "b") return Packing::Filter;
+    if (value == "ab") return Packing::Both;
+    throwInvalid(kOp, "VKDML_CONVOLUTION_PACKING", concat("must be 0, b or ab, not \"", value, "\""));
+  }
+  if (!contiguousRows || uint64_t(Ng) * Kg >= (uint64_t(1) << 24)) return Packing::Both;
+  return Kg >= 256 ? Packing::Filter : Packing::None;
 }
 
 struct ConvolutionIntegerPlan : OperatorPlan {
@@ -235,14 +268,43 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       p.mTiles = (p.M + kCoopmatBM - 1) / kCoopmatBM;
       p.nTiles = (p.groupOutputChannels + bn - 1) / bn;
       p.tiles = p.mTiles * p.nTiles * groups;
+      p.kTiles = (p.groupK + kCoopmatBK - 1) / kCoopmatBK;
+      // The filter (B), and for some shapes the im2col matrix (A), packed into
+      // scratch first (convolution_integer_pack.comp, choosePacking) where that
+      // takes at most kMaxPackedBytes: the GEMM then stages whole 16-byte
+      // chunks of them instead of gathering.
+      const uint64_t packedA = uint64_t(groups) * p.mTiles * p.kTiles * kCoopmatBM * kCoopmatBK;
+      const uint64_t packedB = uint64_t(groups) * p.nTiles * p.kTiles * bn * kCoopmatBK;
+      const Packing packs = choosePacking(contiguousRows, p.groupOutputChannels, p.groupK);
+      const uint64_t scratchBytes = (packs == Packing::Both ? packedA : 0) + packedB;
+      const bool packing =
+          packs != Packing::None && scratchBytes <= kMaxPackedBytes && scratchBytes <= device.maxMemoryAllocationSize;
+      const bool packA = packing && packs == Packing::Both;
       d.kernel = concat("convolution_integer_coopmat_", path == ConvolutionPath::CooperativeMatrix ? "nv" : "emulated",
-                        "_n", bn, indexBits);
+                        "_n", bn, indexBits, packing ? "_packed" : "");
       // The geometry and flags as specialization constants, for the driver to fold.
       d.specialization = {kCoopmatWorkgroup, p.kernelH,   p.kernelW, p.strideY, p.strideX,
                           p.dilationY,       p.dilationX, p.padY,    p.padX,    p.flags};
       d.groups = {gridGroups(p.tiles, 1, device), 1, 1};
+      if (!packing) {
+        d.params = bytesOf(p);
+        return {d};
+      }
+      p.packedAOffset = 0;
+      p.packedBOffset = packA ? packedA : 0;
+      p.scratchSlot = 5;  // after InputTensor, its zero point, FilterTensor, its zero point, OutputTensor
+      p.aChunks = static_cast<uint32_t>(packA ? packedA / 16 : 0);
+      p.totalChunks = static_cast<uint32_t>(scratchBytes / 16);  // <= kMaxPackedBytes / 16
       d.params = bytesOf(p);
-      return {d};
+      d.scratchBytes = scratchBytes;
+      d.specialization.push_back(packA ? 1 : 0);  // PACK_A
+      Dispatch pack;
+      pack.kernel = concat("convolution_integer_pack", indexBits);
+      pack.specialization = {kPackWorkgroup, kCoopmatBM, bn};
+      pack.groups = {gridGroups(p.totalChunks, kPackWorkgroup, device), 1, 1};
+      pack.params = d.params;
+      pack.scratchBytes = d.scratchBytes;
+      return {pack, d};
     }
 
     const TileShape t = chooseTiles(p.M, p.groupOutputChannels, p.groupK, device);

@@ -64,6 +64,7 @@ struct CompiledOperator::Impl {
   std::vector<detail::Dispatch> dispatches;
   std::vector<VkPipeline> pipelines;
   std::vector<VkDeviceAddress> paramsAddress;
+  uint64_t scratchBytes = 0;  // the largest Dispatch::scratchBytes
   std::shared_ptr<Buffer::Impl> params;
 };
 

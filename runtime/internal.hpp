@@ -102,6 +102,11 @@ struct Dispatch {
   // Skip this dispatch when these two binding slots resolve to one address
   // (in-place execution where the dispatch would copy a tensor onto itself).
   std::optional<std::pair<uint32_t, uint32_t>> skipWhenSlotsAlias;
+  // Bytes of scratch memory it uses (0: none). Each binding table owns
+  // scratch of the largest such size among its operator's dispatches, bound
+  // at the slot after the outputs; it is zero when the table is created, and
+  // dispatches that need it zero leave it zero again.
+  uint64_t scratchBytes = 0;
 };
 
 template <typename T>
@@ -136,10 +141,6 @@ struct OperatorPlan {
   // The dispatches that carry the operator out on this device, in order; a
   // compute-to-compute barrier separates consecutive ones.
   virtual std::vector<detail::Dispatch> plan(const DeviceInfo& device, const CompileOptions& options) const = 0;
-  // Bytes of scratch memory the dispatches use (0: none). Each binding table
-  // owns its scratch, bound at the slot after the outputs; it is zero when
-  // created and every execution leaves it zero again.
-  virtual uint64_t scratchBytes() const { return 0; }
 };
 
 namespace detail {

@@ -287,6 +287,7 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
   compiled->device = shared_from_this();
   compiled->op = op;
   compiled->dispatches = plan.plan(impl_->info, options);
+  for (const auto& d : compiled->dispatches) compiled->scratchBytes = std::max(compiled->scratchBytes, d.scratchBytes);
 
   // All parameter blocks in one device-local buffer, each 256-byte aligned.
   std::vector<uint8_t> params;
@@ -323,7 +324,7 @@ BindingTable CompiledOperator::createBindingTable() const {
   t->op = impl_;
   const OperatorPlan& plan = impl_->op.plan();
   size_t slots = plan.inputs.size() + plan.outputs.size();
-  const uint64_t scratchBytes = (plan.scratchBytes() + 3) & ~uint64_t(3);  // whole words: vkCmdFillBuffer
+  const uint64_t scratchBytes = (impl_->scratchBytes + 3) & ~uint64_t(3);  // whole words: vkCmdFillBuffer
   t->table = allocateBuffer(impl_->device, (slots + 1) * 8, true);
   t->bound.assign(slots, false);
   t->addresses.assign(slots, 0);

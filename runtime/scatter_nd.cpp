@@ -74,7 +74,6 @@ struct ScatterNdPlan : OperatorPlan {
     for (uint32_t d = dc - inputDims; d < dc; ++d) (d < dc - inputDims + k ? targets : slice) *= output.sizes[d];
     return slice > 1 && slice * output.elementSize >= kMaskedSliceBytes ? targets : 0;
   }
-  uint64_t scratchBytes() const override { return (maskBits() + 31) / 32 * 4; }
 
   std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&) const override {
     const uint32_t dc = input.rank;
@@ -150,6 +149,7 @@ struct ScatterNdPlan : OperatorPlan {
     mark.specialization = {tuplesOnly.groupSize[0], tuplesOnly.groupSize[1], kModeMark};
     mark.groups = tuplesOnly.groups;
     mark.skipWhenSlotsAlias = copy.skipWhenSlotsAlias;  // in place, nothing is copied
+    mark.scratchBytes = copy.scratchBytes = scatter.scratchBytes = (maskBits() + 31) / 32 * 4;
     return {mark, copy, scatter};
   }
 };

@@ -28,6 +28,12 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Con
   uint M;                      // N*OH*OW
   uint mTiles, nTiles, tiles;  // tiles = mTiles * nTiles * G
   uint flags;
+  // Packed operands (convolution_integer_pack.comp), in the scratch slot:
+  // where A's and B's blocks start, in bytes.
+  uint64_t packedAOffset, packedBOffset;
+  uint scratchSlot;
+  uint aChunks, totalChunks;  // 16-byte chunks of A, of A and B
+  uint kTiles;                // K steps of 32
 };
 const uint HAS_INPUT_ZERO_POINT = 1u;
 const uint HAS_FILTER_ZERO_POINT = 2u;

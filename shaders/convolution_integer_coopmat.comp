@@ -49,6 +49,9 @@
 #extension GL_EXT_spirv_intrinsics : require
 #endif
 #include "convolution_integer.glsl"
+#ifndef PACKED
+#define PACKED 0  // 1: the operands come packed in scratch (convolution_integer_pack.comp)
+#endif
 
 const uint WARPS_M = 2, WARPS_N = 4;
 const uint FM = 4;  // so that BM * BK / 16 A quads = one per invocation
@@ -63,6 +66,7 @@ layout(constant_id = 6) const uint DILATION_X = 1;
 layout(constant_id = 7) const uint PAD_Y = 0;
 layout(constant_id = 8) const uint PAD_X = 0;
 layout(constant_id = 9) const uint FLAGS = 0;  // ConvParams.flags
+layout(constant_id = 10) const bool PACK_A = false;  // PACKED: A comes packed too, not only B
 const uint KHW = KH * KW;
 const bool HAS_XZ = (FLAGS & HAS_INPUT_ZERO_POINT) != 0;
 const bool HAS_WZ = (FLAGS & HAS_FILTER_ZERO_POINT) != 0;
@@ -367,7 +371,7 @@ void main() {
         }                                                                                                            \
       }
     // Every step loaded lies below kTiles * BK, which is Kg for whole steps.
-    #define LOAD_STEP(kt)                                                                                            \
+    #define LOAD_A_STEP(kt)                                                                                          \
       {                                                                                                              \
         const uint kq = (kt) * BK + 4 * aQuadK;                                                                      \
         aCount = WHOLE_STEPS ? quadK : kq < Kg ? min(quadK, Kg - kq) : 0u;                                           \
@@ -395,9 +399,13 @@ void main() {
           }                                                                                                          \
         }                                                                                                            \
         quadC += STEP_C;                                                                                             \
+      }
+    #define LOAD_B_STEP(kt)                                                                                          \
+      {                                                                                                              \
         LOAD_B_CHUNK(kt, 0, bRaw0, bCount0)                                                                          \
         if (B_CHUNKS == 2) LOAD_B_CHUNK(kt, 1, bRaw1, bCount1)                                                       \
       }
+    #define LOAD_STEP(kt) { LOAD_A_STEP(kt) LOAD_B_STEP(kt) }
     // The 4 bytes of k i: funnel-shifted, flipped to INT8, 0 past M and Kg.
     #define A_WORD(i)                                                                                                \
       (i < aCount ? (((aShift[i] == 0 ? aLow[i] : (aLow[i] >> aShift[i]) | (aHigh[i] << (32 - aShift[i]))) ^       \
@@ -420,7 +428,7 @@ void main() {
         if (NEED_COL_SUMS) partial += signedByteSum(words);                                                          \
       }
     // Stores the registers into buffer `b` and adds them to the sums.
-    #define STORE_STEP(b)                                                                                            \
+    #define STORE_A_STEP(b)                                                                                          \
       {                                                                                                              \
         const uint base = (b) * STAGE4;                                                                              \
         const uvec4 rows = transposeBytes(uvec4(A_WORD(0), A_WORD(1), A_WORD(2), A_WORD(3)));                        \
@@ -428,9 +436,51 @@ void main() {
         STORE_A_ROW(base, rows, 1)                                                                                   \
         STORE_A_ROW(base, rows, 2)                                                                                   \
         STORE_A_ROW(base, rows, 3)                                                                                   \
+      }
+    #define STORE_B_STEP(b)                                                                                          \
+      {                                                                                                              \
+        const uint base = (b) * STAGE4;                                                                              \
         STORE_B_CHUNK(base, 0, bRaw0, bCount0, colPartial0)                                                          \
         if (B_CHUNKS == 2) STORE_B_CHUNK(base, 1, bRaw1, bCount1, colPartial1)                                       \
       }
+    #define STORE_STEP(b) { STORE_A_STEP(b) STORE_B_STEP(b) }
+
+#if PACKED
+    // The filter (B) comes packed (convolution_integer_pack.comp), and the
+    // im2col matrix (A) too where PACK_A: each K step is one contiguous
+    // block, already flipped and padded; invocation t stages chunk t of A
+    // (row t/2) and chunks t, t + WG of B.
+    #undef LOAD_STEP
+    #undef STORE_STEP
+    const uint64_t packed = tensorAddress(p.scratchSlot);
+    const uint64_t aBlocks = packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * kTiles) * (BM * 32) + 16 * t;
+    const uint64_t bBlocks = packed + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * kTiles) * (BN * 32) + 16 * t;
+    uvec4 aChunk;
+    #define LOAD_STEP(kt)                                                                                            \
+      {                                                                                                              \
+        if (PACK_A)                                                                                                  \
+          aChunk = Word4Ref(aBlocks + uint64_t(kt) * (BM * 32)).value;                                              \
+        else                                                                                                         \
+          LOAD_A_STEP(kt)                                                                                            \
+        bRaw0 = Word4Ref(bBlocks + uint64_t(kt) * (BN * 32)).value;                                                 \
+        if (B_CHUNKS == 2) bRaw1 = Word4Ref(bBlocks + uint64_t(kt) * (BN * 32) + 16 * WG).value;                    \
+      }
+    #define STORE_STEP(b)                                                                                            \
+      {                                                                                                              \
+        const uint base = (b) * STAGE4;                                                                              \
+        if (PACK_A) {                                                                                                \
+          tiles[base + (t / 2) * ROW4 + t % 2] = aChunk;                                                             \
+          if (NEED_ROW_SUMS) rowPartial[0] += signedByteSum(aChunk);                                                 \
+        } else                                                                                                       \
+          STORE_A_STEP(b)                                                                                            \
+        tiles[base + (BM + t / 2) * ROW4 + t % 2] = bRaw0;                                                           \
+        if (NEED_COL_SUMS) colPartial0 += signedByteSum(bRaw0);                                                      \
+        if (B_CHUNKS == 2) {                                                                                         \
+          tiles[base + (BM + (t + WG) / 2) * ROW4 + t % 2] = bRaw1;                                                  \
+          if (NEED_COL_SUMS) colPartial1 += signedByteSum(bRaw1);                                                    \
+        }                                                                                                            \
+      }
+#endif
 
     ACC_T acc[FM * FN];
     [[unroll]] for (uint f = 0; f < FM * FN; ++f) acc[f] = ACC_ZERO;
@@ -442,20 +492,27 @@ void main() {
       const bool more = kt + 1 < kTiles;
       if (more) LOAD_STEP(kt + 1)  // global loads in flight during the multiplies
       const uint base = (kt % 2) * STAGE4;
-      A_T a[FM];
-      [[unroll]] for (uint i = 0; i < FM; ++i) LOAD_A(a[i], base + (warpM * FM + i) * 16 * ROW4, ROW4);
-      [[unroll]] for (uint j = 0; j < FN; ++j) {
-        B_T b;
-        LOAD_B(b, base + (BM + (warpN * FN + j) * 16) * ROW4, ROW4);
-        [[unroll]] for (uint i = 0; i < FM; ++i) acc[i * FN + j] = MMA(a[i], b, acc[i * FN + j]);
+      // The FN B fragments held, one A fragment at a time: FN + 1 operand
+      // fragments in registers rather than FM + 1 (FN = 2 then fits two
+      // workgroups per SM).
+      B_T b[FN];
+      [[unroll]] for (uint j = 0; j < FN; ++j) LOAD_B(b[j], base + (BM + (warpN * FN + j) * 16) * ROW4, ROW4);
+      [[unroll]] for (uint i = 0; i < FM; ++i) {
+        A_T a;
+        LOAD_A(a, base + (warpM * FM + i) * 16 * ROW4, ROW4);
+        [[unroll]] for (uint j = 0; j < FN; ++j) acc[i * FN + j] = MMA(a, b[j], acc[i * FN + j]);
       }
       if (more) STORE_STEP((kt + 1) % 2)
       barrier();
     }
 
     // Sums: each row and column has several contributors.
-    if (NEED_ROW_SUMS)
-      [[unroll]] for (uint j = 0; j < 4; ++j) atomicAdd(rowSums[4 * aQuadRow + j], rowPartial[j]);
+    if (NEED_ROW_SUMS) {
+      if (PACKED != 0 && PACK_A)
+        atomicAdd(rowSums[t / 2], rowPartial[0]);
+      else
+        [[unroll]] for (uint j = 0; j < 4; ++j) atomicAdd(rowSums[4 * aQuadRow + j], rowPartial[j]);
+    }
     if (NEED_COL_SUMS) {
       atomicAdd(colSums[t / 2], colPartial0);
       if (B_CHUNKS == 2) atomicAdd(colSums[(t + WG) / 2], colPartial1);

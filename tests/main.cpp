@@ -5,7 +5,8 @@
 // --convolution-path=<path> runs DML_CONVOLUTION_INTEGER through one path
 // (it sets $VKDML_CONVOLUTION_PATH, which the library reads); where the
 // device lacks that path the runner exits with 77, which ctest reports as a
-// skip.
+// skip. --convolution-packing=0|b|ab sets $VKDML_CONVOLUTION_PACKING: which
+// operands the cooperative-matrix GEMM takes packed (none, the filter, both).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <cstdio>
 #include <cstdlib>
@@ -23,8 +24,11 @@ int main(int argc, char** argv) {
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     const char* option = "--convolution-path=";
+    const char* packing = "--convolution-packing=";
     if (std::strncmp(argv[i], option, std::strlen(option)) == 0)
       setenv("VKDML_CONVOLUTION_PATH", argv[i] + std::strlen(option), 1);
+    else if (std::strncmp(argv[i], packing, std::strlen(packing)) == 0)
+      setenv("VKDML_CONVOLUTION_PACKING", argv[i] + std::strlen(packing), 1);
     else
       args.push_back(argv[i]);
   }

@@ -197,9 +197,14 @@ namespace {
 void checkConvolutionPath(const vkdml::Operator& op, const vkdml::CompiledOperator& compiled) {
   const char* path = std::getenv("VKDML_CONVOLUTION_PATH");
   if (!path || op.type() != DML_OPERATOR_CONVOLUTION_INTEGER) return;
-  const std::string kernel = compiled.kernelNames().at(0), forced = path;
+  // The GEMM is the last dispatch (packed operands come first).
+  const std::vector<std::string> kernels = compiled.kernelNames();
+  const std::string kernel = kernels.back(), forced = path;
   auto has = [&](const char* part) { return kernel.find(part) != std::string::npos; };
   INFO("kernel " << kernel << " for path " << forced);
+  CHECK(has("_packed") == (kernels.size() == 2));
+  const char* packing = std::getenv("VKDML_CONVOLUTION_PACKING");
+  if (packing && std::string(packing) == "0") CHECK(!has("_packed"));
   if (forced == "portable") CHECK((!has("_dot") && !has("coopmat")));
   if (forced == "dot") CHECK(has("_dot"));
   if (forced == "coopmat") CHECK((has("coopmat_nv") || has("coopmat_khr")));
