@@ -281,7 +281,7 @@ struct ConvolutionIntegerPlan : OperatorPlan {
           packs != Packing::None && scratchBytes <= kMaxPackedBytes && scratchBytes <= device.maxMemoryAllocationSize;
       const bool packA = packing && packs == Packing::Both;
       d.kernel = concat("convolution_integer_coopmat_", path == ConvolutionPath::CooperativeMatrix ? "nv" : "emulated",
-                        "_n", bn, indexBits, packing ? "_packed" : "");
+                        "_n", bn, indexBits, packing ? "_packed" : "", packing && !packA ? "_p3" : "");
       // The geometry and flags as specialization constants, for the driver to fold.
       d.specialization = {kCoopmatWorkgroup, p.kernelH,   p.kernelW, p.strideY, p.strideX,
                           p.dilationY,       p.dilationX, p.padY,    p.padX,    p.flags};
