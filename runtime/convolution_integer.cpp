@@ -120,6 +120,7 @@ std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
                       ")");
       if (path == ConvolutionPath::CooperativeMatrix && device.subgroupSize != kCoopmatSubgroup)
         return concat("32-lane subgroups (it has ", device.subgroupSize, ")");
+      if (!device.subgroupShuffleRelative) return "relative subgroup shuffles in compute shaders";
       return "";
     default:
       return "";

@@ -150,6 +150,8 @@ void readInfo(Device::Impl& d) {
   i.apiVersion = properties.properties.apiVersion;
   i.type = properties.properties.deviceType;
   i.subgroupSize = subgroup.subgroupSize;
+  i.subgroupShuffleRelative = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                              (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT);
   i.maxComputeSharedMemorySize = limits.maxComputeSharedMemorySize;
   i.maxComputeWorkGroupCountX = limits.maxComputeWorkGroupCount[0];
   i.maxStorageBufferRange = limits.maxStorageBufferRange;

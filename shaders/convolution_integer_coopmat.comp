@@ -1,5 +1,6 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_shuffle_relative : require
 // DML_CONVOLUTION_INTEGER's implicit GEMM on int8 cooperative matrices
 // (tensor cores), per group g: Out[m, n] = sum_k (A[m, k] - xz) * (B[n, k] - wz[n])
 // as in convolution_integer.comp, whose comments define m, n, k, A and B.
@@ -22,9 +23,15 @@
 // warps multiply one buffer, the next K step is loaded into registers and
 // then stored into the other, one barrier per step. A is staged in quads of
 // 4 rows x 4 k: where 4 consecutive m are 4 consecutive input bytes
-// (INPUT_ROWS_CONTIGUOUS) a quad is 8 aligned word loads, funnel shifts and
-// a 4x4 byte transpose, otherwise 16 byte gathers. B rows are contiguous in k for packed filters:
-// one 16-byte load per 16 k.
+// (INPUT_ROWS_CONTIGUOUS) a quad is aligned word loads, funnel shifts and
+// a 4x4 byte transpose, otherwise 16 byte gathers. Warp w stages k quad w
+// of all 32 row quads, lane l row quad l: each load instruction reads one
+// tap of 128 consecutive m, a few cache lines (k quads across the lanes
+// read 8 taps, 8 lines); a word that straddles into the next quad's is
+// taken from that lane by a shuffle. The quads' rows are interleaved in the
+// tile (quadTileRow) so that their shared stores do not all hit the same
+// banks. B rows are contiguous in k for packed filters: one 16-byte load
+// per 16 k.
 //
 // Defines: FN (fragments per warp along n: 2 or 4), INDEX_BITS (32 or 64),
 // and one of COOPMAT_NV (GL_NV_cooperative_matrix), COOPMAT_KHR
@@ -97,6 +104,14 @@ const uint BK = 32;                 // tile depth: one fragment K
 // 16-byte row reads of a fragment load fall in distinct banks.
 const uint ROW4 = BK / 16 + 1;
 const uint STAGE4 = (BM + BN) * ROW4;  // one buffer: A rows, then B rows
+// Gathered A (not packed): row j of row quad q (m 4q + j) goes to tile row
+// 32 * (q / 8) + 8 * j + q % 8. Each 32 tile rows still hold 32 consecutive
+// m (the epilogue's stores stay whole lines), and the 32 lanes storing row j
+// of their quads hit 8 distinct bank groups.
+const bool ROWS_INTERLEAVED = !(PACKED != 0 && PACK_A);
+uint quadTileRow(uint quad, uint j) { return ROWS_INTERLEAVED ? 32 * (quad / 8) + 8 * j + quad % 8 : 4 * quad + j; }
+// The m (from m0) of a tile row.
+uint tileRowM(uint row) { return ROWS_INTERLEAVED ? (row & ~31u) + 4 * (row % 8) + (row % 32) / 8 : row; }
 // The epilogue's per-warp scratch: 32 m x 16 n int32 (2 fragments), column-major.
 const uint SCRATCH4 = WARPS_M * WARPS_N * 32 * 16 / 4;
 shared uvec4 tiles[max(2 * STAGE4, SCRATCH4)];
@@ -246,7 +261,10 @@ void main() {
   // row and column sums accumulate in registers): the A quad of rows
   // 4*aQuadRow.. and k 4*aQuadK.. (BM/4 x BK/4 = WG quads), and B chunks of
   // 16 k: row bChunk/2, half bChunk%2 (= t%2), for bChunk = t, t + WG, ...
-  const uint aQuadK = t % (BK / 4), aQuadRow = t / (BK / 4);
+  const uint aQuadK = warp, aQuadRow = lane;
+  // The shuffles in LOAD_A_K read the next lane: only where it is invocation t + 1.
+  const uint nextT = subgroupShuffleDown(t, 1);  // in uniform control flow
+  const bool nextIsNeighbor = lane + 1 < 32 && gl_SubgroupInvocationID + 1 < gl_SubgroupSize && nextT == t + 1;
   const uint B_CHUNKS = BN * 2 / WG;  // 1 or 2
 
   for (uint tile = gl_WorkGroupID.x; tile < p.tiles; tile += gl_NumWorkGroups.x) {
@@ -264,10 +282,12 @@ void main() {
     bool rowValid[4];
     COORD_T iy0[4], ix0[4];
     INDEX_T pixelBase[4];
+    bool highFromNext = false;  // contiguous rows: the next lane's quad continues this one's output row
     [[unroll]] for (uint j = 0; j < 4; ++j) {  // contiguous rows use j = 0 alone
       const uint row = 4 * aQuadRow + j, m = m0 + row;
       rowValid[j] = row < M - m0;
       const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
+      if (j == 0) highFromNext = nextIsNeighbor && ox + 4 < p.outputW;
       iy0[j] = COORD_T(oy) * coord(STRIDE_Y) - coord(PAD_Y);
       // Contiguous rows: the x padding goes into each tap's shift instead.
       ix0[j] = COORD_T(ox) * coord(STRIDE_X) - coord(ROWS_CONTIGUOUS ? 0u : PAD_X);
@@ -338,8 +358,9 @@ void main() {
           const INDEX_T offset = pixelBase[0] + INDEX_T(c) * inS1 + INDEX_T(dy) * inS2 + INDEX_T(COORD_T(xAligned)); \
           aLow[i] = rowIn && (X_IN_RANGE || inRange(x0, p.inputW)) ? WordRef(inputAddress + uint64_t(offset)).value  \
                                                                    : xzWord;                                         \
-          /* The second word, at offset + 4, only where the 4 bytes straddle two. */                                 \
-          aHigh[i] = rowIn && (xOff & 3) != 0 && (X_IN_RANGE || inRange(x0 + 4, p.inputW))                           \
+          /* The second word, at offset + 4, only where the 4 bytes straddle two and the */                       \
+          /* next lane's quad does not continue the row (its first word is this one: A_WORDS). */                   \
+          aHigh[i] = rowIn && (xOff & 3) != 0 && !highFromNext && (X_IN_RANGE || inRange(x0 + 4, p.inputW))          \
                          ? WordRef(inputAddress + uint64_t(offset + 4)).value                                        \
                          : xzWord;                                                                                   \
           aShift[i] = uint(xOff & 3) * 8;                                                                            \
@@ -418,13 +439,16 @@ void main() {
       }
     #define LOAD_STEP(kt) { LOAD_A_STEP(kt) LOAD_B_STEP(kt) }
     // The 4 bytes of k i: funnel-shifted, flipped to INT8, 0 past M and Kg.
+    // The high word: the next lane's low word where its quad continues the row.
     #define A_WORD(i)                                                                                                \
-      (i < aCount ? (((aShift[i] == 0 ? aLow[i] : (aLow[i] >> aShift[i]) | (aHigh[i] << (32 - aShift[i]))) ^       \
+      (i < aCount ? (((aShift[i] == 0 ? aLow[i]                                                                      \
+                                      : (aLow[i] >> aShift[i]) |                                                     \
+                                            ((highFromNext ? nextLow[i] : aHigh[i]) << (32 - aShift[i]))) ^          \
                       INPUT_FLIP) &                                                                                  \
                      (ROWS_CONTIGUOUS ? ~0u : rowMask))                                                              \
                   : 0u)
     #define STORE_A_ROW(base, rows, j)                                                                               \
-      tiles[base + (4 * aQuadRow + j) * ROW4 + aQuadK / 4][aQuadK % 4] = rows[j];                                    \
+      tiles[base + quadTileRow(aQuadRow, j) * ROW4 + aQuadK / 4][aQuadK % 4] = rows[j];                              \
       if (NEED_ROW_SUMS) rowPartial[j] += signedByteSum(rows[j]);
     // B chunk values flipped to INT8, bytes past Kg 0.
     #define STORE_B_CHUNK(base, r, raw, count, partial)                                                              \
@@ -442,6 +466,7 @@ void main() {
     #define STORE_A_STEP(b)                                                                                          \
       {                                                                                                              \
         const uint base = (b) * STAGE4;                                                                              \
+        const uvec4 nextLow = subgroupShuffleDown(aLow, 1); /* in uniform control flow */                            \
         const uvec4 rows = transposeBytes(uvec4(A_WORD(0), A_WORD(1), A_WORD(2), A_WORD(3)));                        \
         STORE_A_ROW(base, rows, 0)                                                                                   \
         STORE_A_ROW(base, rows, 1)                                                                                   \
@@ -568,7 +593,7 @@ void main() {
       if (PACKED != 0 && PACK_A)
         atomicAdd(rowSums[t / 2], rowPartial[0]);
       else
-        [[unroll]] for (uint j = 0; j < 4; ++j) atomicAdd(rowSums[4 * aQuadRow + j], rowPartial[j]);
+        [[unroll]] for (uint j = 0; j < 4; ++j) atomicAdd(rowSums[quadTileRow(aQuadRow, j)], rowPartial[j]);
     }
     if (NEED_COL_SUMS) {
       atomicAdd(colSums[t / 2], colPartial0);
@@ -588,8 +613,8 @@ void main() {
     const INDEX_T outputChannelStride = INDEX_T(p.outputStrides[1]);
     const uint columnsLeft = Ng - n0;
     [[unroll]] for (uint ip = 0; ip < FM / 2; ++ip) {
-      const uint row = (warpM * FM + 2 * ip) * 16 + lane, m = m0 + row;
-      const bool valid = row < M - m0;
+      const uint row = (warpM * FM + 2 * ip) * 16 + lane, m = m0 + tileRowM(row);
+      const bool valid = m - m0 < M - m0;
       const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
       const INDEX_T outRow = INDEX_T(batch) * INDEX_T(p.outputStrides[0]) + INDEX_T(oy) * INDEX_T(p.outputStrides[2]) +
                              INDEX_T(ox) * INDEX_T(p.outputStrides[3]) + INDEX_T(g * Ng + n0) * outputChannelStride;

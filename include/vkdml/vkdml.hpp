@@ -74,6 +74,7 @@ struct DeviceInfo {
   uint32_t apiVersion = 0;
   VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
   uint32_t subgroupSize = 0;
+  bool subgroupShuffleRelative = false;  // in compute shaders
   uint32_t maxComputeSharedMemorySize = 0;
   uint32_t maxComputeWorkGroupCountX = 0;
   uint64_t maxStorageBufferRange = 0;
