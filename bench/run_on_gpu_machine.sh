@@ -29,16 +29,22 @@ if [ "$TESTS" != none ]; then
     echo "tests through $name: exit $?"; tail -3 $OUT/tests-$name.txt; grep -E "ERROR|validation" $OUT/tests-$name.txt | head -10
   done
 fi
-# The convolutions run in a process of their own: after the data-movement
-# cases (GiB-sized buffers) in the same process, their sub-millisecond kernels
-# measured 1.5 to 4.5 times slower (bench/RESULTS.md).
+# Each convolution runs in a process of its own: after other cases in the
+# same process (the data-movement cases' GiB-sized buffers, or the other
+# convolutions), the sub-millisecond ones measured 1.5 to 4.5 times slower
+# in some runs (bench/RESULTS.md).
 if [ -n "$BENCH_FILTER" ]; then
   .gpu/vkdml_bench --large --filter "$BENCH_FILTER" --json $OUT/bench$RUN.json 2>&1 | tee $OUT/bench$RUN.txt
 else
   .gpu/vkdml_bench --large --exclude conv --json $OUT/bench_data$RUN.json 2>&1 | tee $OUT/bench$RUN.txt
-  .gpu/vkdml_bench --large --filter conv --json $OUT/bench_conv$RUN.json 2>&1 | tee -a $OUT/bench$RUN.txt
-  python3 -c "import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:3]); a['results'] += b['results']; json.dump(a, open(sys.argv[3], 'w'), indent=1)" \
-    $OUT/bench_data$RUN.json $OUT/bench_conv$RUN.json $OUT/bench$RUN.json
+  parts=$OUT/bench_data$RUN.json
+  for c in "resnet 3x3" "resnet 1x1" "resnet stem" "1x1 8192"; do
+    json=$OUT/bench_conv_${c// /_}$RUN.json
+    .gpu/vkdml_bench --large --filter "conv $c" --json $json 2>&1 | grep "^conv" | tee -a $OUT/bench$RUN.txt
+    parts="$parts $json"
+  done
+  python3 -c "import json, sys; a = json.load(open(sys.argv[1])); [a['results'].extend(json.load(open(f))['results']) for f in sys.argv[2:-1]]; json.dump(a, open(sys.argv[-1], 'w'), indent=1)" \
+    $parts $OUT/bench$RUN.json
 fi
 [ -z "$SKIP_COMPARE" ] || exit 0
 python3 -c "import onnx" 2>/dev/null && ORT=--ort || echo "no onnx package: ONNX Runtime column left out"
