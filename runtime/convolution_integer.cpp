@@ -41,7 +41,7 @@ static_assert(sizeof(ConvolutionIntegerParams) == 216, "std430 layout of ConvPar
 // ConvParams.flags (shaders/convolution_integer.glsl).
 constexpr uint32_t kHasInputZeroPoint = 1, kHasFilterZeroPoint = 2, kInputSigned = 4, kFilterSigned = 8,
                    kInputRowsContiguous = 16, kTapsYInRange = 32, kTapsXInRange = 64, kFilterKContiguous = 128,
-                   kKWholeSteps = 256;
+                   kKWholeSteps = 256, kOutputMQuads = 512;
 
 // The shader's tile shape (its specialization constants).
 struct TileShape {
@@ -99,7 +99,7 @@ constexpr uint32_t kCoopmatBM = 128, kCoopmatBK = 32, kCoopmatWorkgroup = 256, k
 constexpr uint64_t kMaxPackedBytes = uint64_t(1) << 30;
 constexpr uint32_t kPackWorkgroup = 256;
 uint32_t coopmatSharedBytes(uint32_t bn) {
-  const uint32_t stage = (kCoopmatBM + bn) * 3 * 16, scratch = 8 * 32 * 16 * 4;
+  const uint32_t stage = (kCoopmatBM + bn) * 3 * 16, scratch = 8 * 16 * 40 * 4;  // scratch: SCRATCH4
   return std::max(2 * stage, scratch) + (kCoopmatBM + 2 * bn) * 4;
 }
 
@@ -262,6 +262,9 @@ struct ConvolutionIntegerPlan : OperatorPlan {
           (p.groupChannels == 1 || p.filterStrides[1] == uint64_t(p.kernelH) * p.kernelW))
         p.flags |= kFilterKContiguous;
       if (p.groupK % kCoopmatBK == 0) p.flags |= kKWholeSteps;
+      if (p.outputStrides[3] == 1 && p.outputW % 4 == 0 && p.outputStrides[0] % 4 == 0 && p.outputStrides[1] % 4 == 0 &&
+          p.outputStrides[2] % 4 == 0)
+        p.flags |= kOutputMQuads;
       // 256 columns where they fit (A is then staged once per 256 output
       // channels: measured faster on the H200 than 128).
       const uint32_t bn =

@@ -51,6 +51,21 @@ OptionalExtensions optionalExtensions(VkPhysicalDevice physicalDevice, uint32_t 
   return o;
 }
 
+// The SPIR-V of `kernel` from $VKDML_KERNEL_DIR, or nothing.
+std::vector<uint32_t> kernelFromDirectory(const std::string& kernel) {
+  const char* directory = std::getenv("VKDML_KERNEL_DIR");
+  if (!directory || !*directory) return {};
+  const std::string path = std::string(directory) + "/" + kernel + ".spv";
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) return {};
+  std::vector<uint32_t> code;
+  uint32_t word = 0;
+  while (std::fread(&word, 4, 1, file) == 1) code.push_back(word);
+  std::fclose(file);
+  std::fprintf(stderr, "vkdml: kernel %s from %s (%zu bytes)\n", kernel.c_str(), path.c_str(), code.size() * 4);
+  return code;
+}
+
 VKAPI_ATTR VkBool32 VKAPI_CALL onDebugMessage(VkDebugUtilsMessageSeverityFlagBitsEXT, VkDebugUtilsMessageTypeFlagsEXT,
                                               const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
   auto* impl = static_cast<Device::Impl*>(user);
@@ -670,6 +685,13 @@ VkPipeline Device::Impl::pipeline(const std::string& kernel, const std::vector<u
     VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     moduleInfo.codeSize = binary->sizeInBytes;
     moduleInfo.pCode = binary->code;
+    // Shader experiments: $VKDML_KERNEL_DIR/<kernel>.spv, where present,
+    // replaces the embedded variant (same bindings and specialization).
+    const std::vector<uint32_t> replacement = kernelFromDirectory(kernel);
+    if (!replacement.empty()) {
+      moduleInfo.codeSize = replacement.size() * 4;
+      moduleInfo.pCode = replacement.data();
+    }
     VkResult r = vk.vkCreateShaderModule(device, &moduleInfo, nullptr, &module);
     if (r != VK_SUCCESS) {
       modules.erase(kernel);

@@ -46,11 +46,16 @@ const uint TAPS_Y_IN_RANGE = 32u;       // every tap's y lies in [0, H): no padd
 const uint TAPS_X_IN_RANGE = 64u;       // likewise along x
 const uint FILTER_K_CONTIGUOUS = 128u;  // a filter row's k are consecutive bytes
 const uint K_WHOLE_STEPS = 256u;        // Kg is a multiple of the kernel's K step (32)
+// The output's m (OW % 4 == 0, W stride 1, other strides multiples of 4):
+// 4 consecutive m from a multiple of 4 are 4 consecutive, 16-byte aligned
+// int32 (given an aligned base).
+const uint OUTPUT_M_QUADS = 512u;
 
 layout(buffer_reference, std430, buffer_reference_align = 1) readonly buffer ByteRef { uint8_t value; };
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer WordRef { uint value; };
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Word4Ref { uvec4 value; };
 layout(buffer_reference, std430, buffer_reference_align = 4) writeonly buffer OutputRef { int value; };
+layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer Output4Ref { ivec4 value; };
 
 uint loadByte(uint64_t address) { return uint(ByteRef(address).value); }
 

@@ -1,5 +1,6 @@
 #version 460
 #extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle_relative : require
 // DML_CONVOLUTION_INTEGER's implicit GEMM on int8 cooperative matrices
 // (tensor cores), per group g: Out[m, n] = sum_k (A[m, k] - xz) * (B[n, k] - wz[n])
@@ -90,6 +91,7 @@ const bool Y_IN_RANGE = (FLAGS & TAPS_Y_IN_RANGE) != 0;
 const bool X_IN_RANGE = (FLAGS & TAPS_X_IN_RANGE) != 0;
 const bool K_CONTIGUOUS = (FLAGS & FILTER_K_CONTIGUOUS) != 0;
 const bool WHOLE_STEPS = (FLAGS & K_WHOLE_STEPS) != 0;
+const bool OUTPUT_QUADS = (FLAGS & OUTPUT_M_QUADS) != 0;
 // XOR masks that flip UINT8 bytes to INT8.
 const uint INPUT_FLIP = INPUT_SIGNED ? 0u : 0x80808080u;
 const uint FILTER_FLIP = FILTER_SIGNED ? 0u : 0x80808080u;
@@ -112,8 +114,12 @@ const bool ROWS_INTERLEAVED = !(PACKED != 0 && PACK_A);
 uint quadTileRow(uint quad, uint j) { return ROWS_INTERLEAVED ? 32 * (quad / 8) + 8 * j + quad % 8 : 4 * quad + j; }
 // The m (from m0) of a tile row.
 uint tileRowM(uint row) { return ROWS_INTERLEAVED ? (row & ~31u) + 4 * (row % 8) + (row % 32) / 8 : row; }
-// The epilogue's per-warp scratch: 32 m x 16 n int32 (2 fragments), column-major.
-const uint SCRATCH4 = WARPS_M * WARPS_N * 32 * 16 / 4;
+// The epilogue's per-warp scratch: 32 m x 16 n int32 (2 fragments),
+// column-major, columns 40 words apart: the 16-byte stores' reads (8 lanes
+// per column, 4 columns) then fall in distinct banks.
+const uint SCRATCH_COLUMN4 = 10;
+const uint SCRATCH_WARP4 = 16 * SCRATCH_COLUMN4;
+const uint SCRATCH4 = WARPS_M * WARPS_N * SCRATCH_WARP4;
 shared uvec4 tiles[max(2 * STAGE4, SCRATCH4)];
 shared int rowSums[BM];  // sum over k of each staged A row (flipped bytes)
 shared int colSums[BN];  // likewise for B rows
@@ -129,6 +135,7 @@ shared int colZeroPoints[BN];  // the filter zero point of each column, flipped
 #define MMA(a, b, c) coopMatMulAddNV(a, b, c)
 #define STORE_ACC(f, element, stride) coopMatStoreNV(f, tiles, element, stride, true)
 #define FRAGMENT_LOOP [[unroll]]  // a dynamic index would move the accumulators to local memory
+#define WARP_BARRIER() subgroupBarrier()  // a warp is a subgroup (32 lanes, checked by the host)
 #elif COOPMAT_KHR
 #define A_T coopmat<int8_t, gl_ScopeSubgroup, 16, 32, gl_MatrixUseA>
 #define B_T coopmat<int8_t, gl_ScopeSubgroup, 32, 16, gl_MatrixUseB>
@@ -139,6 +146,7 @@ shared int colZeroPoints[BN];  // the filter zero point of each column, flipped
 #define MMA(a, b, c) coopMatMulAdd(a, b, c)
 #define STORE_ACC(f, element, stride) coopMatStore(f, tiles, element, stride, gl_CooperativeMatrixLayoutColumnMajor)
 #define FRAGMENT_LOOP [[unroll]]
+#define WARP_BARRIER() subgroupBarrier()
 #elif COOPMAT_EMULATED
 // A or B "fragment": where it lies in `tiles` (read only before the next
 // barrier, as the real fragments are). An accumulator: lane l of a 32-lane
@@ -160,6 +168,8 @@ struct Accumulator {
 // The emulated multiplies are plain arrays: their loops stay loops (unrolled,
 // they take lavapipe minutes to compile where the step loop is unrolled too).
 #define FRAGMENT_LOOP [[dont_unroll]]
+// An emulated warp's 32 invocations can span several subgroups (lavapipe: 8 lanes).
+#define WARP_BARRIER() barrier()
 // Byte i of a staged row starting at uvec4 `element`, as a signed value.
 int stagedByte(uint element, uint i) {
   return bitfieldExtract(int(tiles[element + i / 16][(i / 4) % 4]), int(8 * (i % 4)), 8);
@@ -601,38 +611,70 @@ void main() {
     }
 
     // Epilogue: per warp, 32 rows x 16 columns at a time through shared
-    // memory (column-major), so each store instruction writes 32
-    // consecutive m of one output channel. These loops are unrolled like
-    // every loop that indexes `acc`: a dynamic index would move the
-    // accumulators out of registers. A term whose sums were not taken is 0
-    // (its zero point is).
-    const uint scratch = warp * (32 * 16 / 4);
+    // memory (column-major, SCRATCH_COLUMN4 apart). Where the output allows
+    // (OUTPUT_QUADS, a 16-byte aligned base) each lane stores 4 consecutive
+    // m of a channel as one 16-byte word, 8 lanes a whole line; otherwise
+    // each lane 1 m, each store instruction 32 consecutive m of a channel.
+    // These loops are unrolled like every loop that indexes `acc`
+    // (FRAGMENT_LOOP): a dynamic index would move the accumulators out of
+    // registers. A term whose sums were not taken is 0 (its zero point is).
+    const uint scratch = warp * SCRATCH_WARP4;
     const int kg = int(Kg);
     // Read once: a parameter read between output stores would be repeated
     // after each (the stores might alias the parameter block).
     const INDEX_T outputChannelStride = INDEX_T(p.outputStrides[1]);
     const uint columnsLeft = Ng - n0;
-    [[unroll]] for (uint ip = 0; ip < FM / 2; ++ip) {
-      const uint row = (warpM * FM + 2 * ip) * 16 + lane, m = m0 + tileRowM(row);
-      const bool valid = m - m0 < M - m0;
+    const bool quadStores = OUTPUT_QUADS && (uint(outputAddress) & 15u) == 0;
+    // The scratch value at tile row rowBase + offset and scratch column c,
+    // with the zero points folded in.
+    #define CORRECTED(offset, c, rowSum, wz, colSum)                                                                 \
+      (int(tiles[scratch + (c) * SCRATCH_COLUMN4 + (offset) / 4][(offset) % 4]) +                                   \
+       (NEED_ROW_SUMS ? (NEED_COL_SUMS ? kg * xzFlipped - (rowSum) : -(rowSum)) * (wz) : 0) -                       \
+       (NEED_COL_SUMS ? xzFlipped * (colSum) : 0))
+    FRAGMENT_LOOP for (uint ip = 0; ip < FM / 2; ++ip) {
+      const uint rowBase = (warpM * FM + 2 * ip) * 16;  // a multiple of 32: m0 + rowBase + 0..31 are its m
+      // This lane's first m: rowBase + lane, or the quad's first where quadStores.
+      const uint mQuad = lane % 8, quadGroup = lane / 8;
+      const uint row = rowBase + lane;
+      const uint m = m0 + (quadStores ? rowBase + 4 * mQuad : tileRowM(row));
+      const bool valid = m - m0 < M - m0;  // for quads: all 4 (M % 4 == 0)
       const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
       const INDEX_T outRow = INDEX_T(batch) * INDEX_T(p.outputStrides[0]) + INDEX_T(oy) * INDEX_T(p.outputStrides[2]) +
                              INDEX_T(ox) * INDEX_T(p.outputStrides[3]) + INDEX_T(g * Ng + n0) * outputChannelStride;
-      [[unroll]] for (uint j = 0; j < FN; ++j) {
-        barrier();  // the buffers (or the previous scratch) are no longer read
-        [[unroll]] for (uint h = 0; h < 2; ++h) STORE_ACC(acc[(2 * ip + h) * FN + j], scratch + 4 * h, 8);
-        barrier();
-        const int rowSum = NEED_ROW_SUMS ? rowSums[row] : 0;
-        [[unroll]] for (uint c = 0; c < 16; ++c) {
-          const uint column = (warpN * FN + j) * 16 + c;
-          if (!valid || column >= columnsLeft) continue;
-          int value = int(tiles[scratch + c * 8 + lane / 4][lane % 4]);
-          if (NEED_ROW_SUMS) {
-            const int wz = colZeroPoints[column];
-            value += (NEED_COL_SUMS ? kg * xzFlipped - rowSum : -rowSum) * wz;
+      // The tile row (offset from rowBase) of m's quad element e.
+      #define QUAD_ROW(e) (ROWS_INTERLEAVED ? mQuad + 8 * (e) : 4 * mQuad + (e))
+      FRAGMENT_LOOP for (uint j = 0; j < FN; ++j) {
+        // The warp's scratch is its own: only its first use waits for every
+        // warp (the staging buffers it overlaps are no longer read, the sums
+        // are complete), later ones for the warp's own reads.
+        if (ip == 0 && j == 0)
+          barrier();
+        else
+          WARP_BARRIER();
+        [[unroll]] for (uint h = 0; h < 2; ++h) STORE_ACC(acc[(2 * ip + h) * FN + j], scratch + 4 * h, SCRATCH_COLUMN4);
+        WARP_BARRIER();
+        const uint column0 = (warpN * FN + j) * 16;
+        if (quadStores) {
+          ivec4 rowSum4 = ivec4(0);
+          if (NEED_ROW_SUMS)
+            [[unroll]] for (uint e = 0; e < 4; ++e) rowSum4[e] = rowSums[rowBase + QUAD_ROW(e)];
+          [[unroll]] for (uint q = 0; q < 4; ++q) {
+            const uint c = 4 * q + quadGroup, column = column0 + c;
+            if (!valid || column >= columnsLeft) continue;
+            const int wz = NEED_ROW_SUMS ? colZeroPoints[column] : 0, colSum = NEED_COL_SUMS ? colSums[column] : 0;
+            ivec4 value;
+            [[unroll]] for (uint e = 0; e < 4; ++e) value[e] = CORRECTED(QUAD_ROW(e), c, rowSum4[e], wz, colSum);
+            Output4Ref(outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * outputChannelStride)).value = value;
           }
-          if (NEED_COL_SUMS) value -= xzFlipped * colSums[column];
-          OutputRef(outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * outputChannelStride)).value = value;
+        } else {
+          const int rowSum = NEED_ROW_SUMS ? rowSums[row] : 0;
+          [[unroll]] for (uint c = 0; c < 16; ++c) {
+            const uint column = column0 + c;
+            if (!valid || column >= columnsLeft) continue;
+            const int wz = NEED_ROW_SUMS ? colZeroPoints[column] : 0, colSum = NEED_COL_SUMS ? colSums[column] : 0;
+            const int value = CORRECTED(lane, c, rowSum, wz, colSum);
+            OutputRef(outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * outputChannelStride)).value = value;
+          }
         }
       }
     }

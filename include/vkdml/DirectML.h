@@ -175,24 +175,31 @@ inline DML_TENSOR_FLAGS operator|(DML_TENSOR_FLAGS a, DML_TENSOR_FLAGS b) {
 inline DML_TENSOR_FLAGS operator&(DML_TENSOR_FLAGS a, DML_TENSOR_FLAGS b) {
   return static_cast<DML_TENSOR_FLAGS>(static_cast<unsigned>(a) & static_cast<unsigned>(b));
 }
-inline DML_TENSOR_FLAGS& operator|=(DML_TENSOR_FLAGS& a, DML_TENSOR_FLAGS b) { return a = a | b; }
+inline DML_TENSOR_FLAGS& operator|=(DML_TENSOR_FLAGS& a, DML_TENSOR_FLAGS b) {
+  return a = a | b;
+}
 #endif
 
 /* Size in bytes of one element of the type, 0 for UNKNOWN or an invalid value. */
 static inline UINT DMLElementSizeInBytes(DML_TENSOR_DATA_TYPE dataType) {
   switch (dataType) {
     case DML_TENSOR_DATA_TYPE_UINT8:
-    case DML_TENSOR_DATA_TYPE_INT8: return 1;
+    case DML_TENSOR_DATA_TYPE_INT8:
+      return 1;
     case DML_TENSOR_DATA_TYPE_FLOAT16:
     case DML_TENSOR_DATA_TYPE_UINT16:
-    case DML_TENSOR_DATA_TYPE_INT16: return 2;
+    case DML_TENSOR_DATA_TYPE_INT16:
+      return 2;
     case DML_TENSOR_DATA_TYPE_FLOAT32:
     case DML_TENSOR_DATA_TYPE_UINT32:
-    case DML_TENSOR_DATA_TYPE_INT32: return 4;
+    case DML_TENSOR_DATA_TYPE_INT32:
+      return 4;
     case DML_TENSOR_DATA_TYPE_FLOAT64:
     case DML_TENSOR_DATA_TYPE_UINT64:
-    case DML_TENSOR_DATA_TYPE_INT64: return 8;
-    default: return 0;
+    case DML_TENSOR_DATA_TYPE_INT64:
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -200,8 +207,8 @@ static inline UINT DMLElementSizeInBytes(DML_TENSOR_DATA_TYPE dataType) {
    TotalTensorSizeInBytes of a tensor, (1 + sum_i (Sizes[i]-1)*Strides[i]) *
    elementSize (packed: prod(Sizes) * elementSize), rounded up to a multiple
    of 4. Strides may be NULL. */
-static inline UINT64 DMLCalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, UINT dimensionCount,
-                                             const UINT* sizes, const UINT* strides) {
+static inline UINT64 DMLCalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, UINT dimensionCount, const UINT* sizes,
+                                             const UINT* strides) {
   UINT64 elementSizeInBytes = DMLElementSizeInBytes(dataType);
   UINT64 minimumImpliedSizeInBytes = 0;
   UINT i;
