@@ -144,8 +144,10 @@ def convolution_table(vk, markdown):
         return
     print()
     print(f"int8 cooperative-matrix peak (same vkdml run): {peak:.0f} TOPS" if peak else "no cooperative-matrix peak")
+    # "output fill us": vkCmdFillBuffer over the convolution's output in the
+    # same vkdml run, the time writing the output alone takes.
     header = ["case", "GEMM MxNxK", "path", "vkdml us", "vkdml TOPS", "torch._int_mm TOPS", "vkdml/_int_mm",
-              "vkdml/peak", "ORT CPU TOPS"]
+              "vkdml/peak", "output fill us", "ORT CPU TOPS"]
     rows, done = [], {}
     for r in convs:
         if r["gemm"] not in done:
@@ -154,6 +156,7 @@ def convolution_table(vk, markdown):
         mm, ort_tops = done[r["gemm"]]
         rows.append([r["case"], r["gemm"], r.get("path", ""), f"{r['median_ns'] / 1e3:.1f}", f"{r['tops']:.1f}",
                      f"{mm:.0f}", f"{r['tops'] / mm:.2f}", f"{r['tops'] / peak:.2f}" if peak else "-",
+                     f"{r['output_fill_ns'] / 1e3:.1f}" if "output_fill_ns" in r else "-",
                      f"{ort_tops:.3f}" if ort_tops else "-"])
     print_table(header, rows, markdown)
 

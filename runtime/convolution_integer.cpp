@@ -41,7 +41,7 @@ static_assert(sizeof(ConvolutionIntegerParams) == 216, "std430 layout of ConvPar
 // ConvParams.flags (shaders/convolution_integer.glsl).
 constexpr uint32_t kHasInputZeroPoint = 1, kHasFilterZeroPoint = 2, kInputSigned = 4, kFilterSigned = 8,
                    kInputRowsContiguous = 16, kTapsYInRange = 32, kTapsXInRange = 64, kFilterKContiguous = 128,
-                   kKWholeSteps = 256, kOutputMQuads = 512;
+                   kKWholeSteps = 256, kOutputMQuads = 512, kKTwoSteps = 1024;
 
 // The shader's tile shape (its specialization constants).
 struct TileShape {
@@ -273,6 +273,7 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       p.nTiles = (p.groupOutputChannels + bn - 1) / bn;
       p.tiles = p.mTiles * p.nTiles * groups;
       p.kTiles = (p.groupK + kCoopmatBK - 1) / kCoopmatBK;
+      if (p.kTiles == 2) p.flags |= kKTwoSteps;
       // The filter (B), and for some shapes the im2col matrix (A), packed into
       // scratch first (convolution_integer_pack.comp, choosePacking) where that
       // takes at most kMaxPackedBytes: the GEMM then stages whole 16-byte

@@ -50,6 +50,7 @@ const uint K_WHOLE_STEPS = 256u;        // Kg is a multiple of the kernel's K st
 // 4 consecutive m from a multiple of 4 are 4 consecutive, 16-byte aligned
 // int32 (given an aligned base).
 const uint OUTPUT_M_QUADS = 512u;
+const uint K_TWO_STEPS = 1024u;  // Kg takes exactly two K steps of the kernel
 
 layout(buffer_reference, std430, buffer_reference_align = 1) readonly buffer ByteRef { uint8_t value; };
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer WordRef { uint value; };

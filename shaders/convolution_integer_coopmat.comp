@@ -92,6 +92,7 @@ const bool X_IN_RANGE = (FLAGS & TAPS_X_IN_RANGE) != 0;
 const bool K_CONTIGUOUS = (FLAGS & FILTER_K_CONTIGUOUS) != 0;
 const bool WHOLE_STEPS = (FLAGS & K_WHOLE_STEPS) != 0;
 const bool OUTPUT_QUADS = (FLAGS & OUTPUT_M_QUADS) != 0;
+const bool TWO_STEPS = (FLAGS & K_TWO_STEPS) != 0;
 // XOR masks that flip UINT8 bytes to INT8.
 const uint INPUT_FLIP = INPUT_SIGNED ? 0u : 0x80808080u;
 const uint FILTER_FLIP = FILTER_SIGNED ? 0u : 0x80808080u;
@@ -236,6 +237,14 @@ void stepK(inout uint c, inout uint ky, inout uint kx) {
   ++c;
 }
 
+// The registers that LOAD_STEP fills and STORE_STEP reads (see main).
+struct StagedStep {
+  uvec4 aLow, aHigh, aShift;
+  uint aCount;
+  uvec4 bRaw0, bRaw1;
+  uint bCount0, bCount1;
+};
+
 // A specialization constant widened in code: as a constant expression the
 // 64-bit conversion would need SPIR-V 1.4.
 COORD_T coord(uint v) { return COORD_T(v); }
@@ -355,6 +364,11 @@ void main() {
     uint quadC = (4 * aQuadK) / KHW, quadKy = ((4 * aQuadK) % KHW) / KW, quadKx = (4 * aQuadK) % KW;
     uvec4 bRaw0, bRaw1;
     uint bCount0 = 0, bCount1 = 0;  // k of each B chunk below Kg (0: past Ng or Kg)
+    // One step's registers, kept aside while the next step loads (TWO_STEPS).
+    #define STAGED_STEP StagedStep(aLow, aHigh, aShift, aCount, bRaw0, bRaw1, bCount0, bCount1)
+    #define RESTAGE(s)                                                                                               \
+      aLow = s.aLow, aHigh = s.aHigh, aShift = s.aShift, aCount = s.aCount, bRaw0 = s.bRaw0, bRaw1 = s.bRaw1,        \
+      bCount0 = s.bCount0, bCount1 = s.bCount1
     // The tap's offset from the quad's pixelBase is the same for its 4 rows.
     #define LOAD_A_K(i)                                                                                              \
       {                                                                                                              \
@@ -586,15 +600,36 @@ void main() {
       }
     }
 #else
-    LOAD_STEP(0u)
-    STORE_STEP(0u)
-    barrier();
-    for (uint kt = 0; kt < kTiles; ++kt) {
-      const bool more = kt + 1 < kTiles;
-      if (more) LOAD_STEP(kt + 1)  // global loads in flight during the multiplies
-      MULTIPLY((kt % 2) * STAGE4)
-      if (more) STORE_STEP((kt + 1) % 2)
+#if !PACKED
+    if (TWO_STEPS) {
+      // The whole of K fills the two buffers: both steps' loads are issued
+      // before either is stored, so the tile waits for one round trip to
+      // memory instead of two (measured on the H200's 1x1 64->256 layer,
+      // K = 64: 47.5 -> 45 us).
+      LOAD_STEP(0u)
+      const StagedStep step0 = STAGED_STEP;
+      LOAD_STEP(1u)
+      const StagedStep step1 = STAGED_STEP;
+      RESTAGE(step0);
+      STORE_STEP(0u)
+      RESTAGE(step1);
+      STORE_STEP(1u)
       barrier();
+      MULTIPLY(0)
+      MULTIPLY(STAGE4)
+    } else
+#endif
+    {
+      LOAD_STEP(0u)
+      STORE_STEP(0u)
+      barrier();
+      for (uint kt = 0; kt < kTiles; ++kt) {
+        const bool more = kt + 1 < kTiles;
+        if (more) LOAD_STEP(kt + 1)  // global loads in flight during the multiplies
+        MULTIPLY((kt % 2) * STAGE4)
+        if (more) STORE_STEP((kt + 1) % 2)
+        barrier();
+      }
     }
 #endif
 

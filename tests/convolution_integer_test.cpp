@@ -227,11 +227,15 @@ TEST_CASE("convolution_integer: ONNX conformance cases") {
 
 TEST_CASE("convolution_integer: 1x1 and 3x3 filters") {
   std::mt19937_64 rng(119);
-  runVariants({case2d({2, 24, 5, 7}, {10, 24, 1, 1}, 1, 1, 0, 0, 1),  // 1x1: a plain GEMM
-               case2d({1, 8, 9, 11}, {33, 8, 3, 3}, 1, 1, 1, 1, 1),   // 3x3 same, Ng just above 32
-               case2d({1, 7, 1, 1}, {2, 7, 1, 1}, 1, 1, 0, 0, 1),     // one output pixel
-               case2d({1, 3, 3, 3}, {1, 3, 3, 3}, 1, 1, 4, 4, 1)},    // mostly padding
-              rng);
+  runVariants(
+      {case2d({2, 24, 5, 7}, {10, 24, 1, 1}, 1, 1, 0, 0, 1),  // 1x1: a plain GEMM
+       case2d({1, 8, 9, 11}, {33, 8, 3, 3}, 1, 1, 1, 1, 1),   // 3x3 same, Ng just above 32
+       case2d({1, 7, 1, 1}, {2, 7, 1, 1}, 1, 1, 0, 0, 1),     // one output pixel
+       case2d({1, 3, 3, 3}, {1, 3, 3, 3}, 1, 1, 4, 4, 1),     // mostly padding
+       // K of two steps of the cooperative-matrix kernel (both loaded
+       // before either is stored): whole, and the second partial.
+       case2d({1, 64, 5, 7}, {20, 64, 1, 1}, 1, 1, 0, 0, 1), case2d({1, 5, 6, 6}, {12, 5, 3, 3}, 1, 1, 1, 1, 1)},
+      rng);
 }
 
 // Rows of whole words with x stride 1 and OW % 4 == 0: the cooperative-matrix
@@ -242,7 +246,8 @@ TEST_CASE("convolution_integer: rows of whole 4-byte words") {
   runVariants(
       {case2d({2, 16, 8, 12}, {40, 16, 3, 3}, 1, 1, 1, 1, 1), case2d({1, 8, 4, 16}, {36, 8, 1, 1}, 1, 1, 0, 0, 1),
        case2d({1, 12, 6, 20}, {33, 12, 5, 5}, 1, 1, 2, 2, 1), case2d({1, 4, 8, 8}, {32, 4, 3, 3}, 1, 2, 2, 2, 1),
-       case2d({3, 64, 4, 4}, {70, 32, 3, 3}, 1, 1, 1, 1, 2)},
+       case2d({3, 64, 4, 4}, {70, 32, 3, 3}, 1, 1, 1, 1, 2),
+       case2d({2, 64, 3, 8}, {40, 64, 1, 1}, 1, 1, 0, 0, 1)},  // K = 64: two K steps
       rng);
 }
 
