@@ -137,12 +137,14 @@ ConvolutionPath parsePath(const char* text) {
 
 // The path a compile takes: the option, else $VKDML_CONVOLUTION_PATH, else
 // the fastest the device has for this shape. Measured on the H200
-// (bench/RESULTS.md): cooperative matrices win where the input's rows are
-// read as whole words (contiguousRows) and the GEMM has at least 64 columns;
-// with byte gathers (strided x, odd widths) the packed dot products win.
+// (bench/RESULTS.md): cooperative matrices win where the GEMM has at least
+// 64 columns and the input's rows are read as whole words (contiguousRows),
+// or are byte gathers (strided x, odd widths) whose im2col matrix fits the
+// packing scratch (operandsPack: the 7x7 stride-2 stem, 234 µs against 268
+// through packed dot products); otherwise the packed dot products win.
 // Packed dot products only where the device says they are accelerated.
 ConvolutionPath choosePath(const CompileOptions& options, const DeviceInfo& device, uint32_t M, uint32_t Ng,
-                           uint32_t Kg, bool contiguousRows) {
+                           uint32_t Kg, bool contiguousRows, bool operandsPack) {
   ConvolutionPath path = options.convolutionPath;
   const char* field = "CompileOptions.convolutionPath";
   if (path == ConvolutionPath::Auto)
@@ -157,8 +159,8 @@ ConvolutionPath choosePath(const CompileOptions& options, const DeviceInfo& devi
                        concat("the ", toString(path), " path needs ", missing, ", which ", device.name, " lacks"));
     return path;
   }
-  if (missingFor(ConvolutionPath::CooperativeMatrix, device).empty() && contiguousRows && Ng >= 64 && Kg >= 32 &&
-      M >= 128)
+  if (missingFor(ConvolutionPath::CooperativeMatrix, device).empty() && (contiguousRows || operandsPack) && Ng >= 64 &&
+      Kg >= 32 && M >= 128)
     return ConvolutionPath::CooperativeMatrix;
   if (device.integerDotProduct && device.integerDotProduct4x8BitPackedAccelerated) return ConvolutionPath::DotProduct;
   return ConvolutionPath::Portable;
@@ -246,7 +248,24 @@ struct ConvolutionIntegerPlan : OperatorPlan {
     const bool wordRows = p.inputW % 4 == 0 && p.inputStrides[0] % 4 == 0 && p.inputStrides[1] % 4 == 0 &&
                           p.inputStrides[2] % 4 == 0 && input.offsetAlignment >= 4;
     const bool contiguousRows = p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && wordRows;
-    const ConvolutionPath path = choosePath(options, device, p.M, p.groupOutputChannels, p.groupK, contiguousRows);
+    // The cooperative-matrix GEMM's tiles: 256 columns where they fit (A is
+    // then staged once per 256 output channels: measured faster on the H200
+    // than 128). The filter (B), and for some shapes the im2col matrix (A),
+    // are packed into scratch first (convolution_integer_pack.comp,
+    // choosePacking) where that takes at most kMaxPackedBytes: the GEMM then
+    // stages whole 16-byte chunks of them instead of gathering. Whether A
+    // and B fit decides the path where rows are byte gathers.
+    const uint32_t bn =
+        p.groupOutputChannels > 128 && device.maxComputeSharedMemorySize >= coopmatSharedBytes(256) ? 256 : 128;
+    const uint32_t mTiles = (p.M + kCoopmatBM - 1) / kCoopmatBM, nTiles = (p.groupOutputChannels + bn - 1) / bn;
+    const uint32_t kTiles = (p.groupK + kCoopmatBK - 1) / kCoopmatBK;
+    const uint64_t packedA = uint64_t(groups) * mTiles * kTiles * kCoopmatBM * kCoopmatBK;
+    const uint64_t packedB = uint64_t(groups) * nTiles * kTiles * bn * kCoopmatBK;
+    auto fitsScratch = [&](uint64_t bytes) {
+      return bytes <= kMaxPackedBytes && bytes <= device.maxMemoryAllocationSize;
+    };
+    const ConvolutionPath path = choosePath(options, device, p.M, p.groupOutputChannels, p.groupK, contiguousRows,
+                                            fitsScratch(packedA + packedB));
     Dispatch d;
     if (path == ConvolutionPath::CooperativeMatrix || path == ConvolutionPath::CooperativeMatrixEmulated) {
       if (contiguousRows) p.flags |= kInputRowsContiguous;
@@ -265,25 +284,14 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       if (p.outputStrides[3] == 1 && p.outputW % 4 == 0 && p.outputStrides[0] % 4 == 0 && p.outputStrides[1] % 4 == 0 &&
           p.outputStrides[2] % 4 == 0)
         p.flags |= kOutputMQuads;
-      // 256 columns where they fit (A is then staged once per 256 output
-      // channels: measured faster on the H200 than 128).
-      const uint32_t bn =
-          p.groupOutputChannels > 128 && device.maxComputeSharedMemorySize >= coopmatSharedBytes(256) ? 256 : 128;
-      p.mTiles = (p.M + kCoopmatBM - 1) / kCoopmatBM;
-      p.nTiles = (p.groupOutputChannels + bn - 1) / bn;
+      p.mTiles = mTiles;
+      p.nTiles = nTiles;
       p.tiles = p.mTiles * p.nTiles * groups;
-      p.kTiles = (p.groupK + kCoopmatBK - 1) / kCoopmatBK;
+      p.kTiles = kTiles;
       if (p.kTiles == 2) p.flags |= kKTwoSteps;
-      // The filter (B), and for some shapes the im2col matrix (A), packed into
-      // scratch first (convolution_integer_pack.comp, choosePacking) where that
-      // takes at most kMaxPackedBytes: the GEMM then stages whole 16-byte
-      // chunks of them instead of gathering.
-      const uint64_t packedA = uint64_t(groups) * p.mTiles * p.kTiles * kCoopmatBM * kCoopmatBK;
-      const uint64_t packedB = uint64_t(groups) * p.nTiles * p.kTiles * bn * kCoopmatBK;
       const Packing packs = choosePacking(contiguousRows, p.groupOutputChannels, p.groupK);
       const uint64_t scratchBytes = (packs == Packing::Both ? packedA : 0) + packedB;
-      const bool packing =
-          packs != Packing::None && scratchBytes <= kMaxPackedBytes && scratchBytes <= device.maxMemoryAllocationSize;
+      const bool packing = packs != Packing::None && fitsScratch(scratchBytes);
       const bool packA = packing && packs == Packing::Both;
       d.kernel = concat("convolution_integer_coopmat_", path == ConvolutionPath::CooperativeMatrix ? "nv" : "emulated",
                         "_n", bn, indexBits, packing ? "_packed" : "", packing && !packA ? "_p3" : "");
@@ -305,7 +313,10 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       d.specialization.push_back(packA ? 1 : 0);  // PACK_A
       Dispatch pack;
       pack.kernel = concat("convolution_integer_pack", indexBits);
-      pack.specialization = {kPackWorkgroup, kCoopmatBM, bn};
+      // The geometry as specialization constants, for the driver to fold.
+      pack.specialization = {kPackWorkgroup, kCoopmatBM,  bn,       p.kernelH, p.kernelW, p.strideY, p.strideX,
+                             p.dilationY,    p.dilationX, p.padY,   p.padX,    p.flags,   p.outputH, p.outputW,
+                             p.inputH,       p.inputW,    p.groupK, p.mTiles,  p.nTiles};
       pack.groups = {gridGroups(p.totalChunks, kPackWorkgroup, device), 1, 1};
       pack.params = d.params;
       pack.scratchBytes = d.scratchBytes;

@@ -8,68 +8,107 @@
 // K step). Bytes are flipped to INT8 (UINT8 XOR 0x80) and 0 past M, Ng or Kg.
 // One invocation per 16-byte chunk (half a row of a block); neighbouring
 // invocations write neighbouring chunks. Defines: INDEX_BITS (32 or 64).
+//
+// The geometry is specialization constants (set by
+// runtime/convolution_integer.cpp), as in the GEMM kernel: the driver turns
+// the divisions that split chunk and k indices into multiplies and drops
+// the range checks of taps that cannot reach padding.
 #include "convolution_integer.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint BM = 128;
 layout(constant_id = 2) const uint BN = 256;
+layout(constant_id = 3) const uint KH = 1;
+layout(constant_id = 4) const uint KW = 1;
+layout(constant_id = 5) const uint STRIDE_Y = 1;
+layout(constant_id = 6) const uint STRIDE_X = 1;
+layout(constant_id = 7) const uint DILATION_Y = 1;
+layout(constant_id = 8) const uint DILATION_X = 1;
+layout(constant_id = 9) const uint PAD_Y = 0;
+layout(constant_id = 10) const uint PAD_X = 0;
+layout(constant_id = 11) const uint FLAGS = 0;  // ConvParams.flags
+layout(constant_id = 12) const uint OUTPUT_H = 1;
+layout(constant_id = 13) const uint OUTPUT_W = 1;
+layout(constant_id = 14) const uint INPUT_H = 1;
+layout(constant_id = 15) const uint INPUT_W = 1;
+layout(constant_id = 16) const uint KG = 1;  // groupK
+layout(constant_id = 17) const uint M_TILES = 1;
+layout(constant_id = 18) const uint N_TILES = 1;
+const uint KHW = KH * KW;
+const uint K_TILES = (KG + 31) / 32;
+const uint INPUT_FLIP = (FLAGS & INPUT_SIGNED_FLAG) != 0 ? 0u : 0x80u;
+const uint FILTER_FLIP = (FLAGS & FILTER_SIGNED_FLAG) != 0 ? 0u : 0x80u;
+const bool Y_IN_RANGE = (FLAGS & TAPS_Y_IN_RANGE) != 0;
+const bool X_IN_RANGE = (FLAGS & TAPS_X_IN_RANGE) != 0;
+const bool K_CONTIGUOUS = (FLAGS & FILTER_K_CONTIGUOUS) != 0;
 
 layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer ChunkRef { uvec4 value; };
+
+// A specialization constant widened in code: as a constant expression the
+// 64-bit conversion would need SPIR-V 1.4.
+COORD_T coord(uint v) { return COORD_T(v); }
 
 void main() {
   ConvParams p = ConvParams(pc.paramsAddress);
   const uint64_t inputAddress = tensorAddress(0), filterAddress = tensorAddress(2);
   const uint64_t scratch = tensorAddress(p.scratchSlot);
-  const uint flags = p.flags;
-  const uint inputFlip = (flags & INPUT_SIGNED_FLAG) != 0 ? 0u : 0x80u;
-  const uint filterFlip = (flags & FILTER_SIGNED_FLAG) != 0 ? 0u : 0x80u;
-  const uint xzBits = (flags & HAS_INPUT_ZERO_POINT) != 0 ? loadByte(tensorAddress(1)) : 0u;
-  const uint KW = p.kernelW, KH = p.kernelH, KHW = KH * KW, Kg = p.groupK, kTiles = p.kTiles;
+  const uint xzBits = (FLAGS & HAS_INPUT_ZERO_POINT) != 0 ? loadByte(tensorAddress(1)) : 0u;
+  const uint M = p.M, Ng = p.groupOutputChannels, aChunks = p.aChunks, totalChunks = p.totalChunks;
+  const INDEX_T inS0 = INDEX_T(p.inputStrides[0]), inS1 = INDEX_T(p.inputStrides[1]);
+  const INDEX_T inS2 = INDEX_T(p.inputStrides[2]), inS3 = INDEX_T(p.inputStrides[3]);
+  const INDEX_T fS0 = INDEX_T(p.filterStrides[0]), fS1 = INDEX_T(p.filterStrides[1]);
+  const INDEX_T fS2 = INDEX_T(p.filterStrides[2]), fS3 = INDEX_T(p.filterStrides[3]);
+  const uint64_t aOut = scratch + p.packedAOffset, bOut = scratch + p.packedBOffset;
+  const uint groupChannels = p.groupChannels;
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  for (uint q = gl_GlobalInvocationID.x; q < p.totalChunks; q += stride) {
-    const bool isA = q < p.aChunks;
-    const uint chunk = isA ? q : q - p.aChunks, rows = isA ? BM : BN;
+  for (uint q = gl_GlobalInvocationID.x; q < totalChunks; q += stride) {
+    const bool isA = q < aChunks;
+    const uint chunk = isA ? q : q - aChunks, rows = isA ? BM : BN;
     const uint row = (chunk / 2) % rows, block = chunk / 2 / rows;
-    const uint kt = block % kTiles, tile = (block / kTiles) % (isA ? p.mTiles : p.nTiles);
-    const uint g = block / kTiles / (isA ? p.mTiles : p.nTiles);
+    const uint kt = block % K_TILES, tile = (block / K_TILES) % (isA ? M_TILES : N_TILES);
+    const uint g = block / K_TILES / (isA ? M_TILES : N_TILES);
     const uint kStart = kt * 32 + 16 * (chunk % 2);
     uint c = kStart / KHW, ky = (kStart % KHW) / KW, kx = kStart % KW;
     uvec4 words = uvec4(0);
     if (isA) {
       const uint m = tile * BM + row;
-      if (m < p.M) {
-        const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
-        const COORD_T iy0 = COORD_T(oy) * COORD_T(p.strideY) - COORD_T(p.padY);
-        const COORD_T ix0 = COORD_T(ox) * COORD_T(p.strideX) - COORD_T(p.padX);
-        const INDEX_T base = INDEX_T(batch) * INDEX_T(p.inputStrides[0]) + INDEX_T(g * p.groupChannels) * INDEX_T(p.inputStrides[1]);
+      if (m < M) {
+        const uint ox = m % OUTPUT_W, oy = (m / OUTPUT_W) % OUTPUT_H, batch = m / OUTPUT_W / OUTPUT_H;
+        const COORD_T iy0 = COORD_T(oy) * coord(STRIDE_Y) - coord(PAD_Y);
+        const COORD_T ix0 = COORD_T(ox) * coord(STRIDE_X) - coord(PAD_X);
+        const INDEX_T base = INDEX_T(batch) * inS0 + INDEX_T(g * groupChannels) * inS1;
         [[unroll]] for (uint e = 0; e < 16; ++e) {
-          if (kStart + e < Kg) {
-            const COORD_T iy = iy0 + COORD_T(ky * p.dilationY), ix = ix0 + COORD_T(kx * p.dilationX);
-            const uint value = inRange(iy, p.inputH) && inRange(ix, p.inputW)
-                                   ? loadByte(inputAddress + uint64_t(base + INDEX_T(c) * INDEX_T(p.inputStrides[1]) +
-                                                                      INDEX_T(iy) * INDEX_T(p.inputStrides[2]) +
-                                                                      INDEX_T(ix) * INDEX_T(p.inputStrides[3])))
+          if (kStart + e < KG) {
+            const COORD_T iy = iy0 + COORD_T(ky * DILATION_Y), ix = ix0 + COORD_T(kx * DILATION_X);
+            const uint value = (Y_IN_RANGE || inRange(iy, INPUT_H)) && (X_IN_RANGE || inRange(ix, INPUT_W))
+                                   ? loadByte(inputAddress + uint64_t(base + INDEX_T(c) * inS1 + INDEX_T(iy) * inS2 +
+                                                                      INDEX_T(ix) * inS3))
                                    : xzBits;
-            words[e / 4] |= (value ^ inputFlip) << (8 * (e % 4));
+            words[e / 4] |= (value ^ INPUT_FLIP) << (8 * (e % 4));
             nextK(c, ky, kx, KW, KH);
           }
         }
       }
     } else {
       const uint n = tile * BN + row;
-      if (n < p.groupOutputChannels) {
-        const INDEX_T base = INDEX_T(g * p.groupOutputChannels + n) * INDEX_T(p.filterStrides[0]);
-        [[unroll]] for (uint e = 0; e < 16; ++e) {
-          if (kStart + e < Kg) {
-            const uint value = loadByte(filterAddress + uint64_t(base + INDEX_T(c) * INDEX_T(p.filterStrides[1]) +
-                                                                 INDEX_T(ky) * INDEX_T(p.filterStrides[2]) +
-                                                                 INDEX_T(kx) * INDEX_T(p.filterStrides[3])));
-            words[e / 4] |= (value ^ filterFlip) << (8 * (e % 4));
-            nextK(c, ky, kx, KW, KH);
+      if (n < Ng) {
+        const INDEX_T base = INDEX_T(g * Ng + n) * fS0;
+        // A whole chunk of a row whose k are consecutive bytes: one 16-byte
+        // load where it is aligned (the filter of the GEMM-like 1x1 layers).
+        if (K_CONTIGUOUS && kStart + 16 <= KG && ((uint(filterAddress) + uint(base) + kStart) & 15) == 0) {
+          words = Word4Ref(filterAddress + uint64_t(base + INDEX_T(kStart))).value ^ uvec4(FILTER_FLIP * 0x01010101u);
+        } else {
+          [[unroll]] for (uint e = 0; e < 16; ++e) {
+            if (kStart + e < KG) {
+              const uint value = loadByte(filterAddress + uint64_t(base + INDEX_T(c) * fS1 + INDEX_T(ky) * fS2 +
+                                                                   INDEX_T(kx) * fS3));
+              words[e / 4] |= (value ^ FILTER_FLIP) << (8 * (e % 4));
+              nextK(c, ky, kx, KW, KH);
+            }
           }
         }
       }
     }
-    ChunkRef(scratch + (isA ? p.packedAOffset : p.packedBOffset) + 16 * uint64_t(chunk)).value = words;
+    ChunkRef((isA ? aOut : bOut) + 16 * uint64_t(chunk)).value = words;
   }
 }
