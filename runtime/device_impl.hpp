@@ -68,12 +68,22 @@ struct CompiledOperator::Impl {
   std::shared_ptr<Buffer::Impl> params;
 };
 
+// What one slot of a binding table holds: the buffer (kept alive as long as
+// the table holds it) and the range the slot's tensor may touch, as device
+// addresses, so that ranges of different buffers that alias one memory
+// compare too. An absent optional tensor binds nothing (address 0).
+struct BoundRange {
+  std::shared_ptr<Buffer::Impl> buffer;
+  uint64_t offset = 0;          // in the buffer
+  VkDeviceAddress address = 0;  // buffer's address + offset
+  uint64_t bytes = 0;           // TotalTensorSizeInBytes
+};
+
 struct BindingTable::Impl {
   std::shared_ptr<const CompiledOperator::Impl> op;
-  std::shared_ptr<Buffer::Impl> table;    // host-visible: one device address per slot
-  std::shared_ptr<Buffer::Impl> scratch;  // OperatorPlan::scratchBytes, if any
-  std::vector<bool> bound;
-  std::vector<VkDeviceAddress> addresses;
+  std::shared_ptr<Buffer::Impl> table;           // host-visible: one device address per slot
+  std::shared_ptr<Buffer::Impl> scratch;         // OperatorPlan::scratchBytes, if any
+  std::vector<std::optional<BoundRange>> slots;  // inputs, then outputs; empty until bound
 };
 
 }  // namespace vkdml

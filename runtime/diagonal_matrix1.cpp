@@ -78,7 +78,7 @@ std::shared_ptr<OperatorPlan> createDiagonalMatrix1(const DML_DIAGONAL_MATRIX1_O
   if (valueType != static_cast<uint32_t>(out.dataType))
     throwInvalid(kOp, "ValueDataType",
                  concat("must equal OutputTensor.DataType ", dataTypeName(out.dataType), ", not ",
-                        dataTypeName(static_cast<DML_TENSOR_DATA_TYPE>(valueType)), " (", valueType, ")"));
+                        dataTypeName(valueType), " (", valueType, ")"));
 
   DiagonalParams& params = p->params;
   toFourDims(out, params.sizes, params.outputStrides);

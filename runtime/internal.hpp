@@ -47,7 +47,9 @@ inline void check(VkResult result, const char* call) {
   if (result != VK_SUCCESS) throwVulkan(result, call);
 }
 
-const char* dataTypeName(DML_TENSOR_DATA_TYPE type);
+// The name of a data type, "UNKNOWN" for any other value: it takes the raw
+// bits, since a descriptor's field may hold any value.
+const char* dataTypeName(uint32_t type);
 
 // An enum field of a caller's descriptor as its bits: a value outside the
 // enumerators would be undefined behaviour to load as the enum type.
@@ -138,6 +140,9 @@ struct OperatorPlan {
   const char* name = "";
   std::vector<detail::Slot> inputs;
   std::vector<detail::Slot> outputs;
+  // An output may overlap no input, except this (input slot, output slot)
+  // pair bound to exactly one range: the operator runs in place.
+  std::optional<std::pair<uint32_t, uint32_t>> inPlace;
   // The dispatches that carry the operator out on this device, in order; a
   // compute-to-compute barrier separates consecutive ones.
   virtual std::vector<detail::Dispatch> plan(const DeviceInfo& device, const CompileOptions& options) const = 0;

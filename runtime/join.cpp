@@ -45,6 +45,11 @@ std::shared_ptr<OperatorPlan> createJoin(const DML_JOIN_OPERATOR_DESC& desc) {
         throwInvalid(kOp, concat(field, ".Sizes[", d, "]"),
                      concat("must equal OutputTensor.Sizes[", d, "] = ", out.sizes[d], " off the join axis ", axis,
                             ", not ", in.sizes[d], " (", in.shape(), " vs output ", out.shape(), ")"));
+    if (axisTotal + in.sizes[axis] > out.sizes[axis])
+      throwInvalid(
+          kOp, concat(field, ".Sizes[", axis, "]"),
+          concat("the inputs' sizes along Axis ", axis, " up to this one add up to ", axisTotal + in.sizes[axis],
+                 ", more than OutputTensor.Sizes[", axis, "] = ", out.sizes[axis]));
     CopyBox box = boxOf(in, out, k, desc.InputCount);
     box.sizes = in.sizes;
     box.outputOffset = axisTotal * out.strides[axis];

@@ -2,6 +2,7 @@
 // pipelines, binding tables, and recording dispatches.
 #include <algorithm>
 
+#include "checked.hpp"
 #include "device_impl.hpp"
 
 namespace vkdml {
@@ -26,7 +27,7 @@ void throwVulkan(VkResult result, const char* call) {
   throw Error(code, "Vulkan", call, concat(call, " failed with VkResult ", static_cast<int>(result)));
 }
 
-const char* dataTypeName(DML_TENSOR_DATA_TYPE type) {
+const char* dataTypeName(uint32_t type) {
   switch (type) {
     case DML_TENSOR_DATA_TYPE_FLOAT32:
       return "FLOAT32";
@@ -122,9 +123,16 @@ std::optional<TensorInfo> readTensor(const char* op, const std::string& field, c
     t.strides[i] = b->Strides ? b->Strides[i] : stride;
     stride *= t.sizes[i];
   }
-  t.footprintElements = 1;
-  for (uint32_t i = 0; i < t.rank; ++i) t.footprintElements += uint64_t(t.sizes[i] - 1) * t.strides[i];
-  uint64_t minimum = DMLCalcBufferTensorSize(b->DataType, t.rank, b->Sizes, b->Strides);
+  // DMLCalcBufferTensorSize computes the same minimum but wraps: strides
+  // can make it pass 2^64 bytes.
+  Checked footprint = 1;
+  for (uint32_t i = 0; i < t.rank; ++i) footprint += Checked(t.sizes[i] - 1) * t.strides[i];
+  const std::string layout =
+      concat("(Sizes ", t.shape(), b->Strides ? concat(", Strides ", list(b->Strides, t.rank)) : "", ", ",
+             dataTypeName(t.dataType), ")");
+  t.footprintElements = footprint.get(op, field + ".Strides", "the offset of the last element " + layout);
+  const uint64_t minimum =
+      (footprint * t.elementSize).roundUp(4).get(op, field + ".Strides", "the size in bytes " + layout);
   if (b->TotalTensorSizeInBytes < minimum)
     throwInvalid(op, field + ".TotalTensorSizeInBytes",
                  concat("must be >= ", minimum, " (the size its Sizes", b->Strides ? " and Strides" : "",
@@ -326,8 +334,7 @@ BindingTable CompiledOperator::createBindingTable() const {
   size_t slots = plan.inputs.size() + plan.outputs.size();
   const uint64_t scratchBytes = (impl_->scratchBytes + 3) & ~uint64_t(3);  // whole words: vkCmdFillBuffer
   t->table = allocateBuffer(impl_->device, (slots + 1) * 8, true);
-  t->bound.assign(slots, false);
-  t->addresses.assign(slots, 0);
+  t->slots.assign(slots, std::nullopt);
   std::memset(t->table->mapped, 0, (slots + 1) * 8);
   if (scratchBytes > 0) {  // the slot after the outputs
     t->scratch = allocateBuffer(impl_->device, scratchBytes, false);
@@ -346,17 +353,19 @@ BindingTable CompiledOperator::createBindingTable() const {
 }
 
 namespace {
-void bindSlots(BindingTable::Impl& t, const std::vector<detail::Slot>& slots, size_t first,
-               const std::vector<BufferBinding>& bindings, const char* what) {
-  const OperatorPlan& plan = t.op->op.plan();
-  const char* op = plan.name;
+// Checks each binding of one side (inputs or outputs) against its slot's
+// tensor; returns what the slots would hold. Changes nothing.
+std::vector<std::optional<BoundRange>> resolve(const BindingTable::Impl& t, const std::vector<detail::Slot>& slots,
+                                               const std::vector<BufferBinding>& bindings, const char* what) {
+  const char* op = t.op->op.plan().name;
   if (bindings.size() != slots.size())
     detail::throwInvalid(op, what, detail::concat("expects ", slots.size(), " bindings, got ", bindings.size()));
+  std::vector<std::optional<BoundRange>> resolved;
   for (size_t i = 0; i < slots.size(); ++i) {
     const auto& slot = slots[i];
     const BufferBinding& b = bindings[i];
     std::string field = detail::concat(what, "[", i, "] (", slot.name, ")");
-    uint64_t address = 0;
+    BoundRange range;
     if (!slot.tensor) {
       if (b.buffer && *b.buffer)
         detail::throwInvalid(op, field, "the descriptor leaves this tensor out, so bind nothing (buffer = nullptr)");
@@ -375,26 +384,68 @@ void bindSlots(BindingTable::Impl& t, const std::vector<detail::Slot>& slots, si
             detail::concat("must cover TotalTensorSizeInBytes = ", tensor.totalBytes, ", not ", b.sizeInBytes));
       if (b.offset > buffer->size || b.sizeInBytes > buffer->size - b.offset)
         detail::throwInvalid(op, field,
-                             detail::concat("range [", b.offset, ", ", b.offset + b.sizeInBytes,
-                                            ") exceeds the buffer's ", buffer->size, " bytes"));
-      address = buffer->address + b.offset;
+                             detail::concat("range of ", b.sizeInBytes, " bytes at offset ", b.offset,
+                                            " exceeds the buffer's ", buffer->size, " bytes"));
+      range = {b.buffer->sharedImpl(), b.offset, buffer->address + b.offset, tensor.totalBytes};
     }
-    t.addresses[first + i] = address;
-    t.bound[first + i] = true;
-    std::memcpy(static_cast<uint8_t*>(t.table->mapped) + (first + i) * 8, &address, 8);
+    resolved.push_back(std::move(range));
   }
+  return resolved;
+}
+
+// An output may not overlap an input: kernels read inputs while they write
+// the output, in no defined order, so any overlap gives wrong answers. The
+// one exception is the in-place execution an operator declares
+// (OperatorPlan::inPlace): the output bound to exactly its input's range.
+void checkOverlaps(const OperatorPlan& plan, const std::vector<std::optional<BoundRange>>& slots) {
+  const size_t outputsBegin = plan.inputs.size();
+  for (size_t o = outputsBegin; o < slots.size(); ++o) {
+    if (!slots[o] || !slots[o]->bytes) continue;
+    const BoundRange& out = *slots[o];
+    for (size_t i = 0; i < outputsBegin; ++i) {
+      if (!slots[i] || !slots[i]->bytes) continue;
+      const BoundRange& in = *slots[i];
+      if (in.address >= out.address + out.bytes || out.address >= in.address + in.bytes) continue;
+      if (plan.inPlace && plan.inPlace->first == i && plan.inPlace->second == o && in.address == out.address) continue;
+      const auto& outName = plan.outputs[o - outputsBegin].name;
+      const auto& inName = plan.inputs[i].name;
+      std::string allowed = plan.inPlace
+                                ? detail::concat("; only ", plan.outputs[plan.inPlace->second - outputsBegin].name,
+                                                 " bound to exactly the range of ",
+                                                 plan.inputs[plan.inPlace->first].name, " runs in place")
+                                : "";
+      detail::throwInvalid(plan.name, detail::concat("outputs[", o - outputsBegin, "] (", outName, ")"),
+                           detail::concat("its ", out.bytes, " bytes at offset ", out.offset, " overlap inputs[", i,
+                                          "] (", inName, "), ", in.bytes, " bytes at offset ", in.offset,
+                                          in.buffer == out.buffer ? " of the same buffer" : " of an aliasing buffer",
+                                          ": an output must not overlap an input", allowed));
+    }
+  }
+}
+
+// Binds one side: the whole call is checked before the table changes, so
+// a rejected call leaves it as it was.
+void bindSide(BindingTable::Impl& t, const std::vector<detail::Slot>& slots, size_t first,
+              const std::vector<BufferBinding>& bindings, const char* what) {
+  std::vector<std::optional<BoundRange>> resolved = resolve(t, slots, bindings, what);
+  std::vector<std::optional<BoundRange>> next = t.slots;
+  std::move(resolved.begin(), resolved.end(), next.begin() + static_cast<std::ptrdiff_t>(first));
+  checkOverlaps(t.op->op.plan(), next);
+  t.slots = std::move(next);
+  for (size_t i = first; i < first + slots.size(); ++i)
+    std::memcpy(static_cast<uint8_t*>(t.table->mapped) + i * 8, &t.slots[i]->address, 8);
 }
 }  // namespace
 
 void BindingTable::bindInputs(const std::vector<BufferBinding>& inputs) {
   if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "bindInputs", "the binding table is empty");
-  bindSlots(*impl_, impl_->op->op.plan().inputs, 0, inputs, "inputs");
+  bindSide(*impl_, impl_->op->op.plan().inputs, 0, inputs, "inputs");
 }
 
 void BindingTable::bindOutputs(const std::vector<BufferBinding>& outputs) {
   if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "bindOutputs", "the binding table is empty");
   const OperatorPlan& plan = impl_->op->op.plan();
-  bindSlots(*impl_, plan.outputs, plan.inputs.size(), outputs, "outputs");
+  bindSide(*impl_, plan.outputs, plan.inputs.size(), outputs, "outputs");
 }
 
 void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings) const {
@@ -403,8 +454,8 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
   const BindingTable::Impl* t = bindings.impl_.get();
   if (!t || t->op.get() != impl_.get())
     detail::throwInvalid(plan.name, "bindings", "the binding table was created by another compiled operator");
-  for (size_t i = 0; i < t->bound.size(); ++i)
-    if (!t->bound[i]) {
+  for (size_t i = 0; i < t->slots.size(); ++i)
+    if (!t->slots[i]) {
       bool input = i < plan.inputs.size();
       const auto& slot = input ? plan.inputs[i] : plan.outputs[i - plan.inputs.size()];
       detail::throwInvalid(
@@ -418,7 +469,7 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
   for (size_t i = 0; i < impl_->dispatches.size(); ++i) {
     const auto& dispatch = impl_->dispatches[i];
     if (dispatch.skipWhenSlotsAlias &&
-        t->addresses[dispatch.skipWhenSlotsAlias->first] == t->addresses[dispatch.skipWhenSlotsAlias->second])
+        t->slots[dispatch.skipWhenSlotsAlias->first]->address == t->slots[dispatch.skipWhenSlotsAlias->second]->address)
       continue;
     if (!first) {
       VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};

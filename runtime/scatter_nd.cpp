@@ -92,10 +92,8 @@ struct ScatterNdPlan : OperatorPlan {
     }
     Dispatch copy = planCopy({box}, output.elementSize, std::max(input.footprintElements, output.footprintElements),
                              std::min(input.offsetAlignment, output.offsetAlignment));
-    // In place (output bound to the input's range) the copy would copy each
-    // element onto itself: skip it. Only identical layouts qualify; the
-    // header documents that in-place execution needs them.
-    if (input.sameLayout(output)) copy.skipWhenSlotsAlias = std::make_pair(0u, 3u);
+    // In place the copy would copy each element onto itself: skip it.
+    copy.skipWhenSlotsAlias = inPlace;
 
     ScatterParams p{};
     p.k = k;
@@ -231,6 +229,9 @@ std::shared_ptr<OperatorPlan> createScatterNd(const DML_SCATTER_ND_OPERATOR_DESC
 
   p->inputDims = inputDims;
   p->indicesDims = indicesDims;
+  // In place: the output bound to exactly the input's range, with the same
+  // layout, so that the copy of the input can be skipped.
+  if (in.sameLayout(out)) p->inPlace = std::make_pair(0u, 3u);
   p->inputs = {{"InputTensor", in}, {"IndicesTensor", indices}, {"UpdatesTensor", updates}};
   p->outputs = {{"OutputTensor", out}};
   return p;

@@ -256,3 +256,165 @@ TEST_CASE("device: operator descriptors of unknown or unsupported types are reje
   CHECK(error->code() == vkdml::ErrorCode::Unsupported);
   CHECK(std::string(error->what()).find("60") != std::string::npos);
 }
+
+TEST_CASE("device: a binding table keeps the buffers it binds alive") {
+  // The output's last handle goes before the execution; a buffer allocated
+  // afterwards (which could take the freed memory) must not be written.
+  vkdml::Device& d = test::device();
+  const uint32_t n = 1024;
+  UINT sizes[1] = {n}, offsets[1] = {0}, window[1] = {n};
+  INT strides[1] = {-1};
+  DML_BUFFER_TENSOR_DESC buffer{DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_FLAG_NONE, 1, sizes, nullptr, n * 4, 0};
+  DML_TENSOR_DESC tensor{DML_TENSOR_TYPE_BUFFER, &buffer};
+  DML_SLICE1_OPERATOR_DESC flip{&tensor, &tensor, 1, offsets, window, strides};
+  vkdml::CompiledOperator op = d.compileOperator(d.createOperator({DML_OPERATOR_SLICE1, &flip}));
+  vkdml::Buffer input = d.createBuffer(n * 4);
+  std::vector<uint32_t> data(n);
+  for (uint32_t i = 0; i < n; ++i) data[i] = i + 1;
+  input.upload(data.data(), n * 4);
+  vkdml::BindingTable table = op.createBindingTable();
+  table.bindInputs({{&input, 0, n * 4}});
+  {
+    vkdml::Buffer output = d.createBuffer(n * 4);
+    table.bindOutputs({{&output, 0, n * 4}});
+  }
+  std::vector<vkdml::Buffer> later;
+  for (int i = 0; i < 8; ++i) {
+    later.push_back(d.createBuffer(n * 4));
+    later.back().fill(0xA5A5A5A5u, n * 4);
+  }
+  d.execute(op, table);
+  std::vector<uint32_t> back(n);
+  for (auto& b : later) {
+    b.download(back.data(), n * 4);
+    CHECK(std::all_of(back.begin(), back.end(), [](uint32_t w) { return w == 0xA5A5A5A5u; }));
+  }
+}
+
+TEST_CASE("device: a rejected bind call leaves the table as it was") {
+  SmallJoin j;
+  vkdml::Device& d = test::device();
+  vkdml::CompiledOperator op = d.compileOperator(d.createOperator(j.desc()));
+  vkdml::Buffer a = d.createBuffer(64), b = d.createBuffer(64), c = d.createBuffer(64), out = d.createBuffer(64);
+  const float av[6] = {1, 2, 3, 4, 5, 6}, bv[6] = {7, 8, 9, 10, 11, 12}, cv[6] = {-1, -2, -3, -4, -5, -6};
+  a.upload(av, 24);
+  b.upload(bv, 24);
+  c.upload(cv, 24);
+  vkdml::BindingTable table = op.createBindingTable();
+  table.bindInputs({{&a, 0, 24}, {&b, 0, 24}});
+  table.bindOutputs({{&out, 0, 48}});
+  // The first binding is valid, the second is not: nothing may change.
+  CHECK_THROWS_AS(table.bindInputs({{&c, 0, 24}, {&b, 8, 24}}), vkdml::Error);
+  CHECK_THROWS_AS(table.bindOutputs({{&c, 0, 47}}), vkdml::Error);
+  d.execute(op, table);
+  float result[12];
+  out.download(result, 48);
+  for (int i = 0; i < 6; ++i) {
+    CHECK(result[i] == av[i]);
+    CHECK(result[6 + i] == bv[i]);
+  }
+}
+
+namespace {
+// Binds `inputs` and then `output`, and the other way round; both orders
+// must reject the overlap, naming the output and the input.
+void expectOverlapRejected(vkdml::CompiledOperator& op, const std::vector<vkdml::BufferBinding>& inputs,
+                           const vkdml::BufferBinding& output, const std::string& outputName,
+                           const std::string& inputName) {
+  for (bool inputsFirst : {true, false}) {
+    CAPTURE(inputsFirst);
+    vkdml::BindingTable table = op.createBindingTable();
+    try {
+      if (inputsFirst) {
+        table.bindInputs(inputs);
+        table.bindOutputs({output});
+      } else {
+        table.bindOutputs({output});
+        table.bindInputs(inputs);
+      }
+      FAIL("an output overlapping " << inputName << " must be rejected");
+    } catch (const vkdml::Error& e) {
+      INFO(std::string(e.what()));
+      CHECK(e.code() == vkdml::ErrorCode::InvalidArgument);
+      CHECK(e.field().find(outputName) != std::string::npos);
+      CHECK(std::string(e.what()).find(inputName) != std::string::npos);
+      CHECK(std::string(e.what()).find("overlap") != std::string::npos);
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("device: an output overlapping an input is rejected, for every operator") {
+  vkdml::Device& d = test::device();
+  vkdml::Buffer buffer = d.createBuffer(1 << 16);
+  const uint32_t n = 4096;
+  UINT sizes[1] = {n};
+  DML_BUFFER_TENSOR_DESC u32{DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_FLAG_NONE, 1, sizes, nullptr, n * 4, 0};
+  DML_TENSOR_DESC vector{DML_TENSOR_TYPE_BUFFER, &u32};
+
+  SUBCASE("DML_SLICE1: the output one element after the input, as out = in[1:] in place would") {
+    UINT window[1] = {n - 1}, offsets[1] = {1}, outSizes[1] = {n - 1};
+    INT strides[1] = {1};
+    DML_BUFFER_TENSOR_DESC outBuffer{
+        DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_FLAG_NONE, 1, outSizes, nullptr, (n - 1) * 4, 0};
+    DML_TENSOR_DESC outTensor{DML_TENSOR_TYPE_BUFFER, &outBuffer};
+    DML_SLICE1_OPERATOR_DESC slice{&vector, &outTensor, 1, offsets, window, strides};
+    vkdml::CompiledOperator op = d.compileOperator(d.createOperator({DML_OPERATOR_SLICE1, &slice}));
+    expectOverlapRejected(op, {{&buffer, 0, n * 4}}, {&buffer, 16, (n - 1) * 4}, "OutputTensor", "InputTensor");
+    // Disjoint ranges of one buffer are fine.
+    vkdml::BindingTable table = op.createBindingTable();
+    table.bindInputs({{&buffer, 0, n * 4}});
+    table.bindOutputs({{&buffer, n * 4, (n - 1) * 4}});
+  }
+  SUBCASE("DML_JOIN: the output over its second input") {
+    UINT outSizes[1] = {2 * n};
+    DML_BUFFER_TENSOR_DESC outBuffer{
+        DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_FLAG_NONE, 1, outSizes, nullptr, 2 * n * 4, 0};
+    DML_TENSOR_DESC outTensor{DML_TENSOR_TYPE_BUFFER, &outBuffer};
+    DML_TENSOR_DESC inputs[2] = {vector, vector};
+    DML_JOIN_OPERATOR_DESC join{2, inputs, &outTensor, 0};
+    vkdml::CompiledOperator op = d.compileOperator(d.createOperator({DML_OPERATOR_JOIN, &join}));
+    expectOverlapRejected(op, {{&buffer, 0, n * 4}, {&buffer, 2 * n * 4, n * 4}}, {&buffer, 6 * n, 2 * n * 4},
+                          "OutputTensor", "InputTensors[1]");
+  }
+  SUBCASE("DML_SCATTER_ND: the output over the updates, or shifted from the input") {
+    UINT one[1] = {1}, updateSizes[1] = {1};
+    DML_BUFFER_TENSOR_DESC indexBuffer{DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_FLAG_NONE, 1, one, nullptr, 4, 0};
+    DML_BUFFER_TENSOR_DESC updateBuffer{
+        DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_FLAG_NONE, 1, updateSizes, nullptr, 4, 0};
+    DML_TENSOR_DESC indices{DML_TENSOR_TYPE_BUFFER, &indexBuffer}, updates{DML_TENSOR_TYPE_BUFFER, &updateBuffer};
+    DML_SCATTER_ND_OPERATOR_DESC scatter{&vector, &indices, &updates, &vector, 1, 1};
+    vkdml::CompiledOperator op = d.compileOperator(d.createOperator({DML_OPERATOR_SCATTER_ND, &scatter}));
+    const vkdml::BufferBinding input{&buffer, 0, n * 4}, index{&buffer, n * 4, 16};
+    expectOverlapRejected(op, {input, index, {&buffer, n * 4 + 16, 16}}, {&buffer, n * 4 + 16, n * 4}, "OutputTensor",
+                          "UpdatesTensor");
+    expectOverlapRejected(op, {input, index, {&buffer, n * 4 + 16, 16}}, {&buffer, 16, n * 4}, "OutputTensor",
+                          "InputTensor");
+    // Exactly the input's range: in place.
+    vkdml::BindingTable table = op.createBindingTable();
+    table.bindInputs({input, index, {&buffer, n * 4 + 16, 16}});
+    table.bindOutputs({input});
+  }
+  SUBCASE("DML_DIAGONAL_MATRIX1: the output over its input, even exactly") {
+    UINT square[2] = {64, 64};
+    DML_BUFFER_TENSOR_DESC matrix{DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_FLAG_NONE, 2, square, nullptr, n * 4, 0};
+    DML_TENSOR_DESC tensor{DML_TENSOR_TYPE_BUFFER, &matrix};
+    DML_DIAGONAL_MATRIX1_OPERATOR_DESC diagonal{&tensor, &tensor, DML_TENSOR_DATA_TYPE_UINT32, {}, 0, 1};
+    vkdml::CompiledOperator op = d.compileOperator(d.createOperator({DML_OPERATOR_DIAGONAL_MATRIX1, &diagonal}));
+    expectOverlapRejected(op, {{&buffer, 0, n * 4}}, {&buffer, 0, n * 4}, "OutputTensor", "InputTensor");
+  }
+  SUBCASE("DML_CONVOLUTION_INTEGER: the output over the filter") {
+    UINT inSizes[4] = {1, 4, 8, 8}, filterSizes[4] = {4, 4, 1, 1}, outSizes[4] = {1, 4, 8, 8};
+    DML_BUFFER_TENSOR_DESC inBuffer{DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_FLAG_NONE, 4, inSizes, nullptr, 256, 0};
+    DML_BUFFER_TENSOR_DESC filterBuffer{
+        DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_FLAG_NONE, 4, filterSizes, nullptr, 16, 0};
+    DML_BUFFER_TENSOR_DESC outBuffer{DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_FLAG_NONE, 4, outSizes, nullptr, 1024, 0};
+    DML_TENSOR_DESC in{DML_TENSOR_TYPE_BUFFER, &inBuffer}, filter{DML_TENSOR_TYPE_BUFFER, &filterBuffer},
+        out{DML_TENSOR_TYPE_BUFFER, &outBuffer};
+    const UINT ones[2] = {1, 1}, zeros[2] = {0, 0};
+    DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv{&in, nullptr, &filter, nullptr, &out, 2, ones, ones, zeros, zeros, 1};
+    vkdml::CompiledOperator op = d.compileOperator(d.createOperator({DML_OPERATOR_CONVOLUTION_INTEGER, &conv}));
+    expectOverlapRejected(op, {{&buffer, 0, 256}, {nullptr, 0, 0}, {&buffer, 1024, 16}, {nullptr, 0, 0}},
+                          {&buffer, 512, 1024}, "OutputTensor", "FilterTensor");
+  }
+}

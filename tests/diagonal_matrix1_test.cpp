@@ -218,6 +218,14 @@ TEST_CASE("diagonal_matrix1: validation rules") {
     d.desc.ValueDataType = DML_TENSOR_DATA_TYPE_FLOAT16;
     test::expectInvalid(d.op, "ValueDataType", {"FLOAT16", "FLOAT32"});
   }
+  SUBCASE("ValueDataType outside the enumeration is read as bits, not as the enum") {
+    d.make(nullptr, output, 0, 0, 1);
+    for (uint32_t bits : {99u, 0x80000000u}) {
+      static_assert(sizeof(d.desc.ValueDataType) == sizeof bits, "enum size");
+      std::memcpy(&d.desc.ValueDataType, &bits, sizeof bits);
+      test::expectInvalid(d.op, "ValueDataType", {"UNKNOWN", std::to_string(bits)});
+    }
+  }
   SUBCASE("the output's descriptor is checked") {
     d.make(nullptr, output, 0, 0, 1);
     output.buffer.TotalTensorSizeInBytes = 16;

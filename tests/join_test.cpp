@@ -180,6 +180,10 @@ TEST_CASE("join: validation rules") {
     Tensor wide(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 8});
     test::expectInvalid(j.make(in, wide, 1), "OutputTensor.Sizes[1]", {"7", "8"});
   }
+  SUBCASE("the axis sizes exceed the output's at the first input that passes it") {
+    Tensor narrow(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 5});
+    test::expectInvalid(j.make(in, narrow, 1), "InputTensors[1].Sizes[1]", {"7", "5"});
+  }
   SUBCASE("an input's own descriptor is checked") {
     j.make(in, out, 1);
     in[1].buffer.TotalTensorSizeInBytes = 4;

@@ -202,6 +202,46 @@ TEST_CASE("slice1: validation rules") {
   }
 }
 
+TEST_CASE("slice1: the minimum TotalTensorSizeInBytes is exact for any sizes and strides, or an overflow") {
+  // Against 128-bit arithmetic: accepted at the exact minimum (rounded up to
+  // 4), rejected 4 bytes below it, and rejected as an overflow where it
+  // passes 2^64 bytes.
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const uint32_t rank = test::uniform(rng, 1, 8);
+    const DML_TENSOR_DATA_TYPE type = test::allTypes()[test::uniform(rng, 0, 10)];
+    std::vector<uint32_t> sizes(rank, 1), strides(rank);
+    uint64_t elements = 1;
+    for (uint32_t d = 0; d < rank; ++d) {
+      const uint32_t size =
+          test::uniform(rng, 1, 3) == 1 ? test::uniform(rng, 1, 0xFFFFFFFFu) : test::uniform(rng, 1, 9);
+      if (elements * size > 0xFFFFFFFFu) continue;
+      sizes[d] = size;
+      elements *= size;
+      strides[d] = test::uniform(rng, 0, 1) ? static_cast<uint32_t>(rng()) : test::uniform(rng, 0, 9);
+    }
+    __extension__ typedef unsigned __int128 u128;
+    u128 last = 0;
+    for (uint32_t d = 0; d < rank; ++d) last += u128(sizes[d] - 1) * strides[d];
+    const u128 bytes = ((last + 1) * DMLElementSizeInBytes(type) + 3) / 4 * 4;
+    CAPTURE(trial);
+    Tensor input(type, {1}), output(type, std::vector<uint32_t>(rank, 1));
+    input.sizes = sizes;  // set after construction, which would allocate the footprint
+    input.strides = strides;
+    Slice1 s{std::vector<uint32_t>(rank, 0), std::vector<uint32_t>(rank, 1), std::vector<int32_t>(rank, 1)};
+    s.make(input, output);
+    if (bytes > UINT64_MAX) {
+      input.buffer.TotalTensorSizeInBytes = UINT64_MAX;
+      test::expectInvalid(s.op, "InputTensor.Strides", {"overflows 64 bits"});
+      continue;
+    }
+    input.buffer.TotalTensorSizeInBytes = static_cast<uint64_t>(bytes);
+    CHECK_FALSE(vkdml::validate(s.op).has_value());
+    input.buffer.TotalTensorSizeInBytes = static_cast<uint64_t>(bytes) - 4;
+    test::expectInvalid(s.op, "InputTensor.TotalTensorSizeInBytes");
+  }
+}
+
 TEST_CASE("slice1: tensor descriptor rules") {
   Tensor input(DML_TENSOR_DATA_TYPE_FLOAT32, {4, 6});
   Tensor output(DML_TENSOR_DATA_TYPE_FLOAT32, {4, 6});
@@ -243,6 +283,18 @@ TEST_CASE("slice1: tensor descriptor rules") {
     s.make(input, output);
     input.buffer.TotalTensorSizeInBytes = 96;  // needs (1 + 3*12 + 5*2) * 4 = 188 -> 188
     test::expectInvalid(s.op, "InputTensor.TotalTensorSizeInBytes", {"188"});
+  }
+  SUBCASE("a size in bytes past 2^64 is rejected, not wrapped") {
+    // 1 + (2^30 - 1) * 2^31 + 2^31 - 1 = 2^61 elements of 8 bytes: 2^64
+    // bytes, which DMLCalcBufferTensorSize wraps to 0.
+    Tensor huge(DML_TENSOR_DATA_TYPE_UINT64, {1});
+    huge.sizes = {1073741824, 2};
+    huge.strides = {2147483648u, 2147483647u};
+    Tensor one(DML_TENSOR_DATA_TYPE_UINT64, {1, 1});
+    Slice1 window{{1073741823, 1}, {1, 1}, {1, 1}};
+    window.make(huge, one);
+    huge.buffer.TotalTensorSizeInBytes = 16;
+    test::expectInvalid(window.op, "InputTensor.Strides", {"overflows 64 bits", "2147483648"});
   }
   SUBCASE("GuaranteedBaseOffsetAlignment is 0 or a power of two >= the element size") {
     input.alignment = 2;

@@ -114,7 +114,8 @@ class VKDML_API Buffer {
   void fill(uint32_t word, uint64_t bytes, uint64_t offset = 0);  // vkCmdFillBuffer
 
   struct Impl;
-  Impl* impl() const { return impl_.get(); }  // internal
+  Impl* impl() const { return impl_.get(); }                  // internal
+  std::shared_ptr<Impl> sharedImpl() const { return impl_; }  // internal
 
  private:
   friend class Device;
@@ -173,8 +174,11 @@ class CompiledOperator;
 
 // The buffers an execution reads and writes: DirectML's IDMLBindingTable.
 // Inputs follow the descriptor's order (optional ones bound to nothing when
-// absent); there is one output. A table must not be rebound while a command
-// buffer that recorded it is pending. Some operators keep scratch memory in
+// absent); there is one output. Each bind call is checked whole (alignment,
+// sizes, ranges within the buffers, no output overlapping an input) before
+// the table changes, so a rejected call leaves it as it was. The table keeps
+// the buffers it binds alive. It must not be rebound while a command buffer
+// that recorded it is pending. Some operators keep scratch memory in
 // their table (ScatterND with long slices: a bit per target), so executions
 // through one table are serialized on one queue (record() orders them after
 // the compute work recorded before it); submit those through different
@@ -203,7 +207,8 @@ class VKDML_API CompiledOperator {
   // Records the operator's dispatches (and the barriers between them) into a
   // command buffer in the recording state, created on this device. The caller
   // orders it against other work with its own barriers, as with DirectML's
-  // UAV barriers. Bound buffers and the table must outlive its execution.
+  // UAV barriers. The table (which keeps its bound buffers alive) must
+  // outlive the execution.
   void record(VkCommandBuffer commandBuffer, const BindingTable& bindings) const;
   // The kernel variants it dispatches, in order (names as in
   // shaders/CMakeLists.txt, e.g. "convolution_integer_coopmat_nv_n256_i32").
@@ -280,7 +285,8 @@ VKDML_API std::optional<Error> validate(const DML_OPERATOR_DESC& desc);
 // - In place: OutputTensor may be bound to the same buffer range as
 //   InputTensor when the two descriptors have the same layout (DataType,
 //   Sizes, and the same strides, given or packed); the copy of the input is
-//   then skipped. Any other overlap of the output with an input is unsupported.
+//   then skipped. Any other overlap of the output with an input is rejected
+//   when bound (InvalidArgument), as it is for every other operator.
 
 }  // namespace vkdml
 
