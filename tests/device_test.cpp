@@ -1,5 +1,6 @@
 // The runtime around the operators: device selection, buffers, binding
 // tables, caller-owned command buffers, adopted devices.
+#include <unistd.h>
 #include <volk.h>
 
 #include <algorithm>
@@ -8,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <optional>
 
 #include "allocation_failures.hpp"
 #include "small_operators.hpp"
@@ -561,5 +564,81 @@ TEST_CASE("device: pipeline cache data round trip; a stale blob is ignored, a ma
     bad[4] = 7;  // headerVersion
     rejected(bad, "headerVersion 7");
   }
+  CHECK(*messages == 0);
+}
+
+namespace {
+// Sets an environment variable for the scope.
+struct ScopedEnvironment {
+  std::string name;
+  std::optional<std::string> previous;
+  ScopedEnvironment(std::string variable, const std::string& value) : name(std::move(variable)) {
+    if (const char* old = std::getenv(name.c_str())) previous = old;
+    setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnvironment() {
+    if (previous)
+      setenv(name.c_str(), previous->c_str(), 1);
+    else
+      unsetenv(name.c_str());
+  }
+};
+
+void writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  REQUIRE(file.good());
+}
+}  // namespace
+
+TEST_CASE("device: VKDML_KERNEL_DIR replaces kernels only when built in, and only with valid SPIR-V") {
+  auto op = test::smallJoin();
+  const std::string kernel =
+      test::device().compileOperator(test::device().createOperator(op->desc)).kernelNames().at(0);
+  char directory[] = "/tmp/vkdml_kernels_XXXXXX";
+  REQUIRE(mkdtemp(directory) != nullptr);
+  const std::string path = std::string(directory) + "/" + kernel + ".spv";
+  ScopedEnvironment environment("VKDML_KERNEL_DIR", directory);
+  auto messages = std::make_shared<std::atomic<int>>(0);
+  // The SPIR-V magic number, then words that are no module.
+  const std::vector<uint8_t> garbage = {0x03, 0x02, 0x23, 0x07, 0, 0, 1, 0, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4};
+#ifndef VKDML_KERNEL_OVERRIDE
+  // Not built in (the default): the variable changes nothing.
+  writeFile(path, garbage);
+  {
+    auto d = vkdml::Device::create(countingOptions(messages));
+    CHECK(test::runSmall(*d, *op) == "");
+  }
+#else
+  struct Rejected {
+    std::vector<uint8_t> bytes;
+    std::string reason;
+  };
+  std::vector<uint8_t> large(17u << 20);
+  std::memcpy(large.data(), garbage.data(), garbage.size());
+  const std::vector<Rejected> rejected = {
+      {{}, "holds 0 bytes"},
+      {{0x03, 0x02, 0x23, 0x07, 0, 0, 1}, "holds 7 bytes"},
+      {{0x07, 0x23, 0x02, 0x03, 0, 0, 1, 0}, "magic number"},
+      {garbage, "not valid SPIR-V"},
+      {large, "larger than"},
+  };
+  {
+    auto d = vkdml::Device::create(countingOptions(messages));
+    for (const auto& r : rejected) {
+      CAPTURE(r.reason);
+      writeFile(path, r.bytes);
+      expectError([&] { d->compileOperator(d->createOperator(op->desc)); }, vkdml::ErrorCode::InvalidArgument,
+                  {"VKDML_KERNEL_DIR", path, r.reason});
+    }
+    // The embedded kernel's own SPIR-V is accepted.
+    std::ifstream built(VKDML_SPIRV_DIR "/" + kernel + ".spv", std::ios::binary);
+    REQUIRE(built.good());
+    writeFile(path, std::vector<uint8_t>(std::istreambuf_iterator<char>(built), {}));
+    CHECK(test::runSmall(*d, *op) == "");
+  }
+#endif
+  std::remove(path.c_str());
+  rmdir(directory);
   CHECK(*messages == 0);
 }
