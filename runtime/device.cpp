@@ -536,6 +536,11 @@ VkQueue Device::queue() const noexcept {
 uint32_t Device::queueFamilyIndex() const noexcept {
   return impl_->queueFamily;
 }
+std::unique_lock<std::mutex> Device::lockQueue() try {
+  return std::unique_lock<std::mutex>(impl_->submitMutex);
+} catch (...) {
+  detail::rethrowAsError("Device", "lockQueue");
+}
 uint64_t Device::validationMessageCount() const noexcept {
   return impl_->validationMessages;
 }

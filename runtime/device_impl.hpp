@@ -69,7 +69,7 @@ struct Device::Impl {
   size_t pipelineCacheRoom = 0;  // pipelines pipelineCache may still take in
   std::map<std::string, VkShaderModule> modules;
 
-  std::mutex submitMutex;  // guards the pool, the fence, the queue and `lost`
+  std::mutex submitMutex;  // guards the pool, the fence, the queue and `lost` (Device::lockQueue)
   VkCommandPool commandPool = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
   bool lost = false;  // a wait failed and the device could not be drained

@@ -24,6 +24,7 @@
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -293,6 +294,12 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
   VkDevice device() const noexcept;
   VkQueue queue() const noexcept;
   uint32_t queueFamilyIndex() const noexcept;
+  // The lock vkdml holds while it uses queue() (execute, Buffer copies,
+  // compileOperator, createBindingTable, submitAndWait). Queues are
+  // externally synchronized: hold it around your own vkQueueSubmit (or any
+  // other use of queue()) when other threads may be calling vkdml. Calling a
+  // vkdml function that submits while holding it deadlocks.
+  std::unique_lock<std::mutex> lockQueue();
   // Number of validation messages seen so far (0 when validation is off).
   uint64_t validationMessageCount() const noexcept;
 
