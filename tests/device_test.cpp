@@ -72,7 +72,7 @@ TEST_CASE("device: selection by index and by name substring") {
   }
 }
 
-TEST_CASE("device: buffers upload, download and fill; ranges are checked") {
+TEST_CASE("device: buffers upload, download and fill, ranges are checked") {
   vkdml::Buffer buffer = test::device().createBuffer(1000);
   CHECK(buffer.size() == 1000);
   CHECK(buffer.address() != 0);
@@ -325,7 +325,7 @@ vkdml::DeviceOptions countingOptions(std::shared_ptr<std::atomic<int>> messages)
 }
 }  // namespace
 
-TEST_CASE("device: submitAndWait passes what the recorder throws through; the device stays usable") {
+TEST_CASE("device: submitAndWait passes what the recorder throws through, the device stays usable") {
   vkdml::Device& d = test::device();
   struct Mine {};
   vkdml::Buffer buffer = d.createBuffer(256);
@@ -467,7 +467,7 @@ TEST_CASE("device: a failed host allocation in any entry point is OutOfMemory an
 }
 
 TEST_CASE(
-    "device: the pipeline cache keeps at most its limit, least recently used out; compiled operators keep theirs") {
+    "device: the pipeline cache keeps at most its limit, least recently used out, compiled operators keep theirs") {
   auto messages = std::make_shared<std::atomic<int>>(0);
   {
     vkdml::DeviceOptions options = countingOptions(messages);
@@ -516,7 +516,7 @@ TEST_CASE(
   CHECK(*messages == 0);
 }
 
-TEST_CASE("device: pipeline cache data round trip; a stale blob is ignored, a malformed one rejected") {
+TEST_CASE("device: pipeline cache data round trip, a stale blob is ignored, a malformed one rejected") {
   auto messages = std::make_shared<std::atomic<int>>(0);
   {
     vkdml::DeviceOptions options = countingOptions(messages);
