@@ -72,7 +72,8 @@ struct DeviceOptions {
   bool validation = false;
   // Receives every validation-layer warning and error. Default: print to
   // stderr. It may be called from any thread that uses the Device, at once;
-  // it must not throw (what it throws is reported on stderr and dropped).
+  // it must not call vkdml, and must not throw (what it throws is reported
+  // on stderr and dropped).
   std::function<void(const char* message)> onValidationMessage;
 
   // The most pipelines the Device keeps for reuse (each distinct kernel and
