@@ -3,6 +3,7 @@
 #   ./dev.sh run [bench args]   install missing Debian packages, build, run the benchmarks
 #   ./dev.sh test               build and run the whole test suite (ctest)
 #   ./dev.sh asan               the test suite under AddressSanitizer + UBSan
+#   ./dev.sh tsan               the thread tests under ThreadSanitizer
 #   ./dev.sh deps | build | install [prefix] | clean
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -36,7 +37,11 @@ case "$command" in
     cmake --preset asan >/dev/null
     cmake --build --preset asan -j "$JOBS"
     ctest --preset asan ;;
+  tsan)
+    cmake --preset tsan >/dev/null
+    cmake --build --preset tsan -j "$JOBS"
+    ctest --preset tsan ;;
   install) build; cmake --install build ${1:+--prefix "$1"} ;;
-  clean) rm -rf build build-asan ;;
-  *) sed -n '2,7p' "$0"; exit 2 ;;
+  clean) rm -rf build build-asan build-tsan ;;
+  *) sed -n '2,8p' "$0"; exit 2 ;;
 esac

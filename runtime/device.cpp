@@ -1,11 +1,11 @@
 // Device selection and creation, buffers, pipelines and submission.
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "device_impl.hpp"
+#include "guard.hpp"
 
 namespace vkdml {
 
@@ -31,6 +31,7 @@ std::vector<VkExtensionProperties> deviceExtensions(VkPhysicalDevice physicalDev
 struct OptionalExtensions {
   bool memoryModel = false, dot = false, cooperativeMatrixNV = false;
   bool pipelineStatistics = false;    // asked for with $VKDML_PIPELINE_STATISTICS=1
+  bool maintenance4 = false;          // its properties are read (maxBufferSize); nothing is enabled
   std::vector<const char*> toEnable;  // the extensions that provide them below the core version
 };
 
@@ -48,22 +49,8 @@ OptionalExtensions optionalExtensions(VkPhysicalDevice physicalDevice, uint32_t 
   o.cooperativeMatrixNV = byVersionOrExtension(~0u, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   if (const char* env = std::getenv("VKDML_PIPELINE_STATISTICS"); env && std::strcmp(env, "1") == 0)
     o.pipelineStatistics = byVersionOrExtension(~0u, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  o.maintenance4 = apiVersion >= VK_API_VERSION_1_3 || hasExtension(available, VK_KHR_MAINTENANCE_4_EXTENSION_NAME);
   return o;
-}
-
-// The SPIR-V of `kernel` from $VKDML_KERNEL_DIR, or nothing.
-std::vector<uint32_t> kernelFromDirectory(const std::string& kernel) {
-  const char* directory = std::getenv("VKDML_KERNEL_DIR");
-  if (!directory || !*directory) return {};
-  const std::string path = std::string(directory) + "/" + kernel + ".spv";
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) return {};
-  std::vector<uint32_t> code;
-  uint32_t word = 0;
-  while (std::fread(&word, 4, 1, file) == 1) code.push_back(word);
-  std::fclose(file);
-  std::fprintf(stderr, "vkdml: kernel %s from %s (%zu bytes)\n", kernel.c_str(), path.c_str(), code.size() * 4);
-  return code;
 }
 
 VKAPI_ATTR VkBool32 VKAPI_CALL onDebugMessage(VkDebugUtilsMessageSeverityFlagBitsEXT, VkDebugUtilsMessageTypeFlagsEXT,
@@ -71,17 +58,31 @@ VKAPI_ATTR VkBool32 VKAPI_CALL onDebugMessage(VkDebugUtilsMessageSeverityFlagBit
   auto* impl = static_cast<Device::Impl*>(user);
   ++impl->validationMessages;
   const char* message = data && data->pMessage ? data->pMessage : "(no message)";
-  if (impl->onValidationMessage)
-    impl->onValidationMessage(message);
-  else
-    std::fprintf(stderr, "vkdml: validation: %s\n", message);
+  // An exception must not unwind through the driver's C code.
+  try {
+    if (impl->onValidationMessage)
+      impl->onValidationMessage(message);
+    else
+      std::fprintf(stderr, "vkdml: validation: %s\n", message);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vkdml: onValidationMessage threw (%s) on: %s\n", e.what(), message);
+  } catch (...) {
+    std::fprintf(stderr, "vkdml: onValidationMessage threw on: %s\n", message);
+  }
   return VK_FALSE;
 }
 
-void initializeLoader() {
-  static const VkResult result = volkInitialize();
-  if (result != VK_SUCCESS)
+// volk keeps one set of instance-level function pointers for the process,
+// which volkLoadInstanceOnly overwrites. Creating, adopting and listing
+// devices hold this lock from loading them to their last use; a Device then
+// calls only its own device table and the instance functions it loaded for
+// itself (Impl::destroyInstance, Impl::destroyMessenger).
+std::unique_lock<std::mutex> lockLoader() {
+  static const VkResult loaded = volkInitialize();  // once, thread-safe
+  if (loaded != VK_SUCCESS)
     throw Error(ErrorCode::Unsupported, "Device", "loader", "no Vulkan loader (libvulkan.so.1) could be loaded");
+  static std::mutex mutex;
+  return std::unique_lock<std::mutex>(mutex);
 }
 
 // The feature structs vkdml reads and enables. Optional ones join the chain
@@ -141,13 +142,20 @@ void readInfo(Device::Impl& d) {
   VkPhysicalDeviceMaintenance3Properties maintenance3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
   VkPhysicalDeviceShaderIntegerDotProductProperties dot{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
+  VkPhysicalDeviceMaintenance4Properties maintenance4{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
   VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   vkGetPhysicalDeviceProperties2(d.physicalDevice, &properties);  // the version first
   const OptionalExtensions has = optionalExtensions(d.physicalDevice, properties.properties.apiVersion);
   properties.pNext = &subgroup;
   subgroup.pNext = &maintenance3;
-  if (has.dot) maintenance3.pNext = &dot;
+  void** tail = &maintenance3.pNext;
+  if (has.dot) {
+    *tail = &dot;
+    tail = &dot.pNext;
+  }
+  if (has.maintenance4) *tail = &maintenance4;
   vkGetPhysicalDeviceProperties2(d.physicalDevice, &properties);
+  d.properties = properties.properties;
   const VkPhysicalDeviceLimits& limits = properties.properties.limits;
 
   Features f(has);
@@ -171,6 +179,7 @@ void readInfo(Device::Impl& d) {
   i.maxComputeWorkGroupCountX = limits.maxComputeWorkGroupCount[0];
   i.maxStorageBufferRange = limits.maxStorageBufferRange;
   i.maxMemoryAllocationSize = maintenance3.maxMemoryAllocationSize;
+  i.maxBufferSize = has.maintenance4 ? maintenance4.maxBufferSize : 0;
   i.timestampPeriodNs =
       d.queueFamily < familyCount && families[d.queueFamily].timestampValidBits ? limits.timestampPeriod : 0.0f;
   i.shaderInt8 = f.float16Int8.shaderInt8;
@@ -191,8 +200,39 @@ void readInfo(Device::Impl& d) {
                             hasInt8CooperativeMatrix(d.instance, d.physicalDevice);
 }
 
+// Whether `blob` (DeviceOptions::pipelineCacheData) is a pipeline cache of
+// this device and driver, by its header (VkPipelineCacheHeaderVersionOne):
+// the driver is handed only those. A cache of another device or driver
+// version is stale, which is no error; a blob that is no pipeline cache is.
+bool pipelineCacheMatches(const std::vector<uint8_t>& blob, const VkPhysicalDeviceProperties& device) {
+  auto invalid = [](const std::string& rule) {
+    throw Error(ErrorCode::InvalidArgument, "DeviceOptions", "pipelineCacheData",
+                "DeviceOptions: pipelineCacheData: " + rule);
+  };
+  VkPipelineCacheHeaderVersionOne header;
+  if (blob.size() < sizeof header)
+    invalid(detail::concat("holds ", blob.size(), " bytes, less than the ", sizeof header, "-byte header"));
+  std::memcpy(&header, blob.data(), sizeof header);
+  if (header.headerSize < sizeof header || header.headerSize > blob.size())
+    invalid(detail::concat("headerSize ", header.headerSize, " must be ", sizeof header, "..", blob.size()));
+  if (header.headerVersion != VK_PIPELINE_CACHE_HEADER_VERSION_ONE)
+    invalid(detail::concat("headerVersion ", static_cast<uint32_t>(header.headerVersion), " is not ",
+                           static_cast<uint32_t>(VK_PIPELINE_CACHE_HEADER_VERSION_ONE)));
+  return header.vendorID == device.vendorID && header.deviceID == device.deviceID &&
+         std::memcmp(header.pipelineCacheUUID, device.pipelineCacheUUID, VK_UUID_SIZE) == 0;
+}
+
+VkPipelineCache createPipelineCache(const Device::Impl& d, const std::vector<uint8_t>& initialData) {
+  VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  info.initialDataSize = initialData.size();
+  info.pInitialData = initialData.data();
+  VkPipelineCache cache = VK_NULL_HANDLE;
+  detail::check(d.vk.vkCreatePipelineCache(d.device, &info, nullptr, &cache), "vkCreatePipelineCache");
+  return cache;
+}
+
 // Objects every Device needs, created on a ready VkDevice.
-void createCommonObjects(Device::Impl& d) {
+void createCommonObjects(Device::Impl& d, const DeviceOptions& options) {
   volkLoadDeviceTable(&d.vk, d.device);
   d.vk.vkGetDeviceQueue(d.device, d.queueFamily, 0, &d.queue);
 
@@ -201,8 +241,11 @@ void createCommonObjects(Device::Impl& d) {
   layout.pushConstantRangeCount = 1;
   layout.pPushConstantRanges = &range;
   detail::check(d.vk.vkCreatePipelineLayout(d.device, &layout, nullptr, &d.pipelineLayout), "vkCreatePipelineLayout");
-  VkPipelineCacheCreateInfo cache{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
-  detail::check(d.vk.vkCreatePipelineCache(d.device, &cache, nullptr, &d.pipelineCache), "vkCreatePipelineCache");
+  d.info.pipelineCacheLoaded =
+      !options.pipelineCacheData.empty() && pipelineCacheMatches(options.pipelineCacheData, d.properties);
+  d.pipelineCache =
+      createPipelineCache(d, d.info.pipelineCacheLoaded ? options.pipelineCacheData : std::vector<uint8_t>{});
+  d.pipelineCacheLimit = d.pipelineCacheRoom = options.pipelineCacheLimit;
   VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool.queueFamilyIndex = d.queueFamily;
@@ -269,9 +312,9 @@ Device::~Device() {
 void Device::Impl::destroy() {
   if (device) {
     vk.vkDeviceWaitIdle(device);
-    for (auto& p : pipelines) vk.vkDestroyPipeline(device, p.second, nullptr);
+    recentUse.clear();
+    pipelines.clear();  // no compiled operator holds one: each holds the Device
     for (auto& m : modules) vk.vkDestroyShaderModule(device, m.second, nullptr);
-    pipelines.clear();
     modules.clear();
     vk.vkDestroyPipelineCache(device, pipelineCache, nullptr);
     vk.vkDestroyPipelineLayout(device, pipelineLayout, nullptr);
@@ -281,14 +324,14 @@ void Device::Impl::destroy() {
   }
   if (ownsDevice) {
     if (messenger && destroyMessenger) destroyMessenger(instance, messenger, nullptr);
-    if (instance) vkDestroyInstance(instance, nullptr);
+    if (instance && destroyInstance) destroyInstance(instance, nullptr);
   }
   device = VK_NULL_HANDLE;
   instance = VK_NULL_HANDLE;
 }
 
-std::vector<std::string> Device::listPhysicalDevices() {
-  initializeLoader();
+std::vector<std::string> Device::listPhysicalDevices() try {
+  auto lock = lockLoader();
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.apiVersion = VK_API_VERSION_1_1;
   VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
@@ -296,23 +339,29 @@ std::vector<std::string> Device::listPhysicalDevices() {
   VkInstance instance = VK_NULL_HANDLE;
   detail::check(vkCreateInstance(&info, nullptr, &instance), "vkCreateInstance");
   volkLoadInstanceOnly(instance);
+  struct Destroy {
+    VkInstance instance;
+    ~Destroy() { vkDestroyInstance(instance, nullptr); }  // the lock is still held
+  } destroyLater{instance};
   uint32_t count = 0;
   vkEnumeratePhysicalDevices(instance, &count, nullptr);
   std::vector<VkPhysicalDevice> devices(count);
   vkEnumeratePhysicalDevices(instance, &count, devices.data());
+  devices.resize(count);
   std::vector<std::string> names;
   for (VkPhysicalDevice pd : devices) {
     VkPhysicalDeviceProperties p;
     vkGetPhysicalDeviceProperties(pd, &p);
     names.emplace_back(p.deviceName);
   }
-  vkDestroyInstance(instance, nullptr);
   return names;
+} catch (...) {
+  detail::rethrowAsError("Device", "listPhysicalDevices");
 }
 
-std::shared_ptr<Device> Device::create(const DeviceOptions& options) {
-  initializeLoader();
-  std::shared_ptr<Device> self(new Device());
+std::shared_ptr<Device> Device::create(const DeviceOptions& options) try {
+  auto lock = lockLoader();
+  std::shared_ptr<Device> self(new Device());  // released before the lock on failure
   Impl& d = *self->impl_;
   d.ownsDevice = true;
   d.onValidationMessage = options.onValidationMessage;
@@ -365,6 +414,7 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& options) {
   if (debugUtils) instanceInfo.pNext = &messengerInfo;  // also reports instance creation
   detail::check(vkCreateInstance(&instanceInfo, nullptr, &d.instance), "vkCreateInstance");
   volkLoadInstanceOnly(d.instance);
+  d.destroyInstance = vkDestroyInstance;
   if (debugUtils) {
     auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(d.instance, "vkCreateDebugUtilsMessengerEXT"));
@@ -440,15 +490,17 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& options) {
   deviceInfo.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   deviceInfo.ppEnabledExtensionNames = extensions.data();
   detail::check(vkCreateDevice(d.physicalDevice, &deviceInfo, nullptr, &d.device), "vkCreateDevice");
-  createCommonObjects(d);
+  createCommonObjects(d, options);
   return self;
+} catch (...) {
+  detail::rethrowAsError("Device", "create");
 }
 
 std::shared_ptr<Device> Device::adopt(VkInstance instance, VkPhysicalDevice physicalDevice, VkDevice device,
-                                      VkQueue queue, uint32_t queueFamilyIndex) {
-  initializeLoader();
+                                      VkQueue queue, uint32_t queueFamilyIndex, const DeviceOptions& options) try {
   if (!instance || !physicalDevice || !device || !queue)
     throw Error(ErrorCode::InvalidArgument, "Device", "adopt", "every handle must be non-null");
+  auto lock = lockLoader();
   volkLoadInstanceOnly(instance);
   std::shared_ptr<Device> self(new Device());
   Impl& d = *self->impl_;
@@ -459,30 +511,37 @@ std::shared_ptr<Device> Device::adopt(VkInstance instance, VkPhysicalDevice phys
   readInfo(d);
   // The application's VkDevice may not have enabled these optional features.
   d.info.integerDotProduct = d.info.cooperativeMatrixNV = d.info.cooperativeMatrixInt8 = false;
-  createCommonObjects(d);
+  createCommonObjects(d, options);
   d.queue = queue;
   return self;
+} catch (...) {
+  detail::rethrowAsError("Device", "adopt");
 }
 
-const DeviceInfo& Device::info() const {
+const DeviceInfo& Device::info() const noexcept {
   return impl_->info;
 }
-VkInstance Device::instance() const {
+VkInstance Device::instance() const noexcept {
   return impl_->instance;
 }
-VkPhysicalDevice Device::physicalDevice() const {
+VkPhysicalDevice Device::physicalDevice() const noexcept {
   return impl_->physicalDevice;
 }
-VkDevice Device::device() const {
+VkDevice Device::device() const noexcept {
   return impl_->device;
 }
-VkQueue Device::queue() const {
+VkQueue Device::queue() const noexcept {
   return impl_->queue;
 }
-uint32_t Device::queueFamilyIndex() const {
+uint32_t Device::queueFamilyIndex() const noexcept {
   return impl_->queueFamily;
 }
-uint64_t Device::validationMessageCount() const {
+std::unique_lock<std::mutex> Device::lockQueue() try {
+  return std::unique_lock<std::mutex>(impl_->submitMutex);
+} catch (...) {
+  detail::rethrowAsError("Device", "lockQueue");
+}
+uint64_t Device::validationMessageCount() const noexcept {
   return impl_->validationMessages;
 }
 
@@ -495,34 +554,72 @@ uint32_t Device::Impl::memoryType(uint32_t typeBits, VkMemoryPropertyFlags requi
 }
 
 void Device::Impl::submitAndWait(const std::function<void(VkCommandBuffer)>& record) {
+  // A recorder that submits through the same device would wait for itself.
+  static thread_local const Impl* recording = nullptr;
+  if (recording == this)
+    throw Error(ErrorCode::InvalidArgument, "Device", "submitAndWait",
+                "Device: submitAndWait: the function that records must not submit work to the same device "
+                "(execute, Buffer::upload, compileOperator, ...)");
   std::lock_guard<std::mutex> lock(submitMutex);
+  struct Recording {
+    const Impl* previous = recording;
+    ~Recording() { recording = previous; }
+  } restoreLater;
+  recording = this;
+  if (lost)
+    throw Error(ErrorCode::DeviceLost, "Device", "submit",
+                "an earlier submission failed and the device could not be drained: it is lost");
   VkCommandBufferAllocateInfo allocate{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   allocate.commandPool = commandPool;
   allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   allocate.commandBufferCount = 1;
   VkCommandBuffer cmd = VK_NULL_HANDLE;
   detail::check(vk.vkAllocateCommandBuffers(device, &allocate, &cmd), "vkAllocateCommandBuffers");
+  // Freed on the way out, whatever throws, unless the GPU may still use it.
   struct Free {
     Impl* d;
     VkCommandBuffer cmd;
-    ~Free() { d->vk.vkFreeCommandBuffers(d->device, d->commandPool, 1, &cmd); }
+    bool pending = false;
+    ~Free() {
+      if (!pending) d->vk.vkFreeCommandBuffers(d->device, d->commandPool, 1, &cmd);
+    }
   } freeLater{this, cmd};
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   detail::check(vk.vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
-  record(cmd);
+  record(cmd);  // a recording command buffer may be freed if this throws
   detail::check(vk.vkEndCommandBuffer(cmd), "vkEndCommandBuffer");
+  // Reset before use rather than after: a failed reset leaves nothing pending.
+  detail::check(vk.vkResetFences(device, 1, &fence), "vkResetFences");
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &cmd;
   detail::check(vk.vkQueueSubmit(queue, 1, &submit, fence), "vkQueueSubmit");
-  VkResult waited = vk.vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX);
-  vk.vkResetFences(device, 1, &fence);
+  const VkResult waited = vk.vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX);
+  if (waited != VK_SUCCESS && vk.vkDeviceWaitIdle(device) != VK_SUCCESS) {
+    // The command buffer and the fence may still be in use: keep them (the
+    // pool and the fence go with the device) and refuse further submissions.
+    freeLater.pending = true;
+    lost = true;
+  }
   detail::check(waited, "vkWaitForFences");
 }
 
 void Device::submitAndWait(const std::function<void(VkCommandBuffer)>& record) {
-  impl_->submitAndWait(record);
+  std::exception_ptr fromRecord;  // passes through unchanged
+  try {
+    impl_->submitAndWait([&](VkCommandBuffer cmd) {
+      try {
+        record(cmd);
+      } catch (...) {
+        fromRecord = std::current_exception();
+        throw;
+      }
+    });
+  } catch (...) {
+    if (fromRecord) std::rethrow_exception(fromRecord);
+    detail::rethrowAsError("Device", "submitAndWait");
+  }
 }
 
 // ---------------------------------------------------------------- buffers
@@ -537,11 +634,30 @@ Buffer::Impl::~Impl() {
   }
 }
 
+namespace {
+[[noreturn]] void throwOutOfMemory(uint64_t bytes, const std::string& why) {
+  throw Error(ErrorCode::OutOfMemory, "Buffer", "size",
+              detail::concat("Buffer: size: cannot allocate ", bytes, " bytes: ", why));
+}
+
+bool outOfMemory(VkResult r) {
+  return r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY;
+}
+}  // namespace
+
 std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& device, uint64_t bytes, bool hostVisible) {
   auto& d = device->impl();
   if (bytes == 0) throw Error(ErrorCode::InvalidArgument, "Buffer", "size", "a buffer needs at least 1 byte");
-  // maxMemoryAllocationSize is advisory (NVIDIA reports 4 GiB and allocates
-  // more): larger sizes are tried, and a refusal becomes OutOfMemory below.
+  // Sizes the device cannot hold never reach the driver: passing them is
+  // invalid usage (VUID-VkBufferCreateInfo-size-06409,
+  // VUID-vkAllocateMemory-pAllocateInfo-01713), not a defined failure.
+  if (d.info.maxBufferSize && bytes > d.info.maxBufferSize)
+    throwOutOfMemory(bytes, detail::concat("the device's maxBufferSize is ", d.info.maxBufferSize));
+  uint64_t largestHeap = 0;
+  for (uint32_t i = 0; i < d.memory.memoryHeapCount; ++i)
+    largestHeap = std::max<uint64_t>(largestHeap, d.memory.memoryHeaps[i].size);
+  if (bytes > largestHeap)
+    throwOutOfMemory(bytes, detail::concat("the device's largest memory heap holds ", largestHeap));
   auto b = std::make_shared<Buffer::Impl>();
   b->size = bytes;
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -549,7 +665,9 @@ std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& devi
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  detail::check(d.vk.vkCreateBuffer(d.device, &info, nullptr, &b->buffer), "vkCreateBuffer");
+  VkResult r = d.vk.vkCreateBuffer(d.device, &info, nullptr, &b->buffer);
+  if (outOfMemory(r)) throwOutOfMemory(bytes, "vkCreateBuffer ran out of memory");
+  detail::check(r, "vkCreateBuffer");
   b->device = device;  // from here on the destructor releases what exists
   VkMemoryRequirements req;
   d.vk.vkGetBufferMemoryRequirements(d.device, b->buffer, &req);
@@ -562,10 +680,17 @@ std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& devi
       hostVisible ? d.memoryType(req.memoryTypeBits,
                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0)
                   : d.memoryType(req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-  VkResult r = d.vk.vkAllocateMemory(d.device, &allocate, nullptr, &b->memory);
-  if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
-    throw Error(ErrorCode::OutOfMemory, "Buffer", "size",
-                detail::concat("could not allocate ", bytes, " bytes of device memory"));
+  const uint32_t heap = d.memory.memoryTypes[allocate.memoryTypeIndex].heapIndex;
+  const uint64_t heapSize = d.memory.memoryHeaps[heap].size;
+  if (req.size > heapSize)
+    throwOutOfMemory(bytes,
+                     detail::concat("it takes ", req.size, " bytes of memory heap ", heap, ", which holds ", heapSize));
+  // maxMemoryAllocationSize is advisory (NVIDIA reports 4 GiB and allocates
+  // more): larger sizes up to the heap's are tried, and a refusal is OutOfMemory.
+  r = d.vk.vkAllocateMemory(d.device, &allocate, nullptr, &b->memory);
+  if (outOfMemory(r))
+    throwOutOfMemory(bytes, detail::concat("the driver refused (memory heap ", heap, " holds ", heapSize,
+                                           " bytes; maxMemoryAllocationSize is ", d.info.maxMemoryAllocationSize, ")"));
   detail::check(r, "vkAllocateMemory");
   detail::check(d.vk.vkBindBufferMemory(d.device, b->buffer, b->memory, 0), "vkBindBufferMemory");
   if (hostVisible) detail::check(d.vk.vkMapMemory(d.device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped), "vkMapMemory");
@@ -575,12 +700,20 @@ std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& devi
   return b;
 }
 
-Buffer Device::createBuffer(uint64_t bytes) {
+Buffer Device::createBuffer(uint64_t bytes) try {
   return Buffer(allocateBuffer(shared_from_this(), bytes, false));
+} catch (...) {
+  detail::rethrowAsError("Device", "createBuffer");
 }
 
-Buffer Device::wrapBuffer(VkBuffer buffer, uint64_t bytes) {
+Buffer Device::wrapBuffer(VkBuffer buffer, uint64_t bytes) try {
   if (!buffer || !bytes) throw Error(ErrorCode::InvalidArgument, "Buffer", "wrap", "a null buffer or zero size");
+  // The buffer's own size is not queryable; its memory requirements bound it.
+  VkMemoryRequirements req;
+  impl_->vk.vkGetBufferMemoryRequirements(impl_->device, buffer, &req);
+  if (bytes > req.size)
+    throw Error(ErrorCode::InvalidArgument, "Buffer", "wrap",
+                detail::concat("Buffer: wrap: ", bytes, " bytes exceed the buffer's ", req.size));
   auto b = std::make_shared<Buffer::Impl>();
   b->device = shared_from_this();
   b->buffer = buffer;
@@ -590,15 +723,17 @@ Buffer Device::wrapBuffer(VkBuffer buffer, uint64_t bytes) {
   address.buffer = buffer;
   b->address = impl_->vk.vkGetBufferDeviceAddress(impl_->device, &address);
   return Buffer(b);
+} catch (...) {
+  detail::rethrowAsError("Device", "wrapBuffer");
 }
 
-uint64_t Buffer::size() const {
+uint64_t Buffer::size() const noexcept {
   return impl_ ? impl_->size : 0;
 }
-VkBuffer Buffer::handle() const {
+VkBuffer Buffer::handle() const noexcept {
   return impl_ ? impl_->buffer : VK_NULL_HANDLE;
 }
-VkDeviceAddress Buffer::address() const {
+VkDeviceAddress Buffer::address() const noexcept {
   return impl_ ? impl_->address : 0;
 }
 
@@ -608,6 +743,10 @@ void checkRange(const Buffer::Impl* b, uint64_t bytes, uint64_t offset, const ch
   if (offset > b->size || bytes > b->size - offset)
     throw Error(ErrorCode::InvalidArgument, "Buffer", what,
                 detail::concat("range [", offset, ", ", offset + bytes, ") exceeds the buffer's ", b->size, " bytes"));
+}
+
+void checkHostPointer(const void* data, uint64_t bytes, const char* what) {
+  if (bytes && !data) throw Error(ErrorCode::InvalidArgument, "Buffer", what, "the host pointer is null");
 }
 
 void barrierAll(const VolkDeviceTable& vk, VkCommandBuffer cmd) {
@@ -621,8 +760,9 @@ void barrierAll(const VolkDeviceTable& vk, VkCommandBuffer cmd) {
 }
 }  // namespace
 
-void Buffer::upload(const void* data, uint64_t bytes, uint64_t offset) {
+void Buffer::upload(const void* data, uint64_t bytes, uint64_t offset) try {
   checkRange(impl_.get(), bytes, offset, "upload");
+  checkHostPointer(data, bytes, "upload");
   if (!bytes) return;
   auto& d = impl_->device->impl();
   auto staging = allocateBuffer(impl_->device, std::min(bytes, kStagingChunk), true);
@@ -635,10 +775,13 @@ void Buffer::upload(const void* data, uint64_t bytes, uint64_t offset) {
       barrierAll(d.vk, cmd);
     });
   }
+} catch (...) {
+  detail::rethrowAsError("Buffer", "upload");
 }
 
-void Buffer::download(void* data, uint64_t bytes, uint64_t offset) const {
+void Buffer::download(void* data, uint64_t bytes, uint64_t offset) const try {
   checkRange(impl_.get(), bytes, offset, "download");
+  checkHostPointer(data, bytes, "download");
   if (!bytes) return;
   auto& d = impl_->device->impl();
   auto staging = allocateBuffer(impl_->device, std::min(bytes, kStagingChunk), true);
@@ -656,9 +799,11 @@ void Buffer::download(void* data, uint64_t bytes, uint64_t offset) const {
     });
     std::memcpy(static_cast<uint8_t*>(data) + done, staging->mapped, n);
   }
+} catch (...) {
+  detail::rethrowAsError("Buffer", "download");
 }
 
-void Buffer::fill(uint32_t word, uint64_t bytes, uint64_t offset) {
+void Buffer::fill(uint32_t word, uint64_t bytes, uint64_t offset) try {
   checkRange(impl_.get(), bytes, offset, "fill");
   if (offset % 4 || bytes % 4)
     throw Error(ErrorCode::InvalidArgument, "Buffer", "fill", "offset and size must be multiples of 4");
@@ -668,36 +813,53 @@ void Buffer::fill(uint32_t word, uint64_t bytes, uint64_t offset) {
     d.vk.vkCmdFillBuffer(cmd, impl_->buffer, offset, bytes, word);
     barrierAll(d.vk, cmd);
   });
+} catch (...) {
+  detail::rethrowAsError("Buffer", "fill");
 }
 
 // ---------------------------------------------------------------- pipelines
 
-VkPipeline Device::Impl::pipeline(const std::string& kernel, const std::vector<uint32_t>& specialization) {
-  std::lock_guard<std::mutex> lock(pipelinesMutex);
-  auto key = std::make_pair(kernel, specialization);
-  auto found = pipelines.find(key);
-  if (found != pipelines.end()) return found->second;
+detail::Pipeline::~Pipeline() {
+  vk.vkDestroyPipeline(device, handle, nullptr);
+  vk.vkDestroyPipelineCache(device, binary, nullptr);
+}
 
-  VkShaderModule& module = modules[kernel];
-  if (!module) {
-    const detail::KernelBinary* binary = detail::findKernel(kernel);
-    if (!binary) throw Error(ErrorCode::Unsupported, "Device", "kernel", "no embedded kernel named " + kernel);
-    VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    moduleInfo.codeSize = binary->sizeInBytes;
-    moduleInfo.pCode = binary->code;
-    // Shader experiments: $VKDML_KERNEL_DIR/<kernel>.spv, where present,
-    // replaces the embedded variant (same bindings and specialization).
-    const std::vector<uint32_t> replacement = kernelFromDirectory(kernel);
-    if (!replacement.empty()) {
-      moduleInfo.codeSize = replacement.size() * 4;
-      moduleInfo.pCode = replacement.data();
-    }
-    VkResult r = vk.vkCreateShaderModule(device, &moduleInfo, nullptr, &module);
-    if (r != VK_SUCCESS) {
-      modules.erase(kernel);
-      detail::check(r, "vkCreateShaderModule");
-    }
+VkShaderModule Device::Impl::shaderModule(const std::string& kernel) {
+  auto found = modules.find(kernel);
+  if (found != modules.end()) return found->second;
+  const detail::KernelBinary* binary = detail::findKernel(kernel);
+  if (!binary) throw Error(ErrorCode::Unsupported, "Device", "kernel", "no embedded kernel named " + kernel);
+  VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  moduleInfo.codeSize = binary->sizeInBytes;
+  moduleInfo.pCode = binary->code;
+#ifdef VKDML_KERNEL_OVERRIDE
+  const std::vector<uint32_t> replacement = detail::kernelOverride(kernel);
+  if (!replacement.empty()) {
+    moduleInfo.codeSize = replacement.size() * 4;
+    moduleInfo.pCode = replacement.data();
   }
+#endif
+  auto slot = modules.emplace(kernel, VK_NULL_HANDLE).first;  // first: nothing to leak if this throws
+  const VkResult r = vk.vkCreateShaderModule(device, &moduleInfo, nullptr, &slot->second);
+  if (r != VK_SUCCESS) {
+    modules.erase(slot);
+    detail::check(r, "vkCreateShaderModule");
+  }
+  return slot->second;
+}
+
+std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(const std::string& kernel,
+                                                               const std::vector<uint32_t>& specialization) {
+  std::lock_guard<std::mutex> lock(pipelinesMutex);
+  PipelineKey key(kernel, specialization);
+  auto found = pipelines.find(key);
+  if (found != pipelines.end()) {
+    recentUse.splice(recentUse.begin(), recentUse, found->second.use);
+    ++pipelineHits;
+    return found->second.pipeline;
+  }
+
+  const VkShaderModule module = shaderModule(kernel);
   std::vector<VkSpecializationMapEntry> entries(specialization.size());
   for (uint32_t i = 0; i < entries.size(); ++i) entries[i] = {i, i * 4u, 4u};
   VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), specialization.size() * 4,
@@ -710,12 +872,81 @@ VkPipeline Device::Impl::pipeline(const std::string& kernel, const std::vector<u
   pipelineInfo.stage.pSpecializationInfo = &spec;
   pipelineInfo.layout = pipelineLayout;
   if (pipelineStatistics) pipelineInfo.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  detail::check(vk.vkCreateComputePipelines(device, pipelineCache, 1, &pipelineInfo, nullptr, &pipeline),
+  auto p = std::make_shared<detail::Pipeline>(vk, device);  // releases what exists if anything below throws
+  VkPipelineCache into = pipelineCache;
+  if (pipelineCacheRoom == 0) into = p->binary = createPipelineCache(*this, {});
+  detail::check(vk.vkCreateComputePipelines(device, into, 1, &pipelineInfo, nullptr, &p->handle),
                 "vkCreateComputePipelines");
-  pipelines.emplace(key, pipeline);
-  if (pipelineStatistics) printStatistics(kernel, pipeline);
-  return pipeline;
+  if (into == pipelineCache) --pipelineCacheRoom;
+  ++pipelineMisses;
+  if (pipelineStatistics) printStatistics(kernel, p->handle);
+  if (pipelineCacheLimit > 0) {
+    auto entry = pipelines.emplace(std::move(key), CachedPipeline{p, recentUse.end()}).first;
+    try {
+      recentUse.push_front(&entry->first);
+    } catch (...) {
+      pipelines.erase(entry);
+      throw;
+    }
+    entry->second.use = recentUse.begin();
+    trimPipelines(pipelineCacheLimit);
+  }
+  return p;
+}
+
+void Device::Impl::trimPipelines(size_t keep) {
+  while (pipelines.size() > keep) {
+    const PipelineKey* oldest = recentUse.back();
+    recentUse.pop_back();
+    pipelines.erase(pipelines.find(*oldest));
+  }
+}
+
+Device::PipelineCacheStats Device::pipelineCacheStats() const try {
+  std::lock_guard<std::mutex> lock(impl_->pipelinesMutex);
+  return {impl_->pipelines.size(), impl_->pipelineHits, impl_->pipelineMisses};
+} catch (...) {
+  detail::rethrowAsError("Device", "pipelineCacheStats");
+}
+
+void Device::trimPipelineCache(size_t keep) try {
+  Impl& d = *impl_;
+  std::lock_guard<std::mutex> lock(d.pipelinesMutex);
+  d.trimPipelines(keep);
+  if (keep == 0) {  // the driver's cache too: pipelines made from it do not need it
+    VkPipelineCache empty = createPipelineCache(d, {});
+    d.vk.vkDestroyPipelineCache(d.device, d.pipelineCache, nullptr);
+    d.pipelineCache = empty;
+    d.pipelineCacheRoom = d.pipelineCacheLimit;
+  }
+} catch (...) {
+  detail::rethrowAsError("Device", "trimPipelineCache");
+}
+
+std::vector<uint8_t> Device::pipelineCacheData() const try {
+  const Impl& d = *impl_;
+  std::lock_guard<std::mutex> lock(d.pipelinesMutex);
+  // The shared cache and the binaries of the cached pipelines that are not
+  // in it, merged into a cache of their own.
+  std::vector<VkPipelineCache> sources{d.pipelineCache};
+  for (const auto& entry : d.pipelines)
+    if (entry.second.pipeline->binary) sources.push_back(entry.second.pipeline->binary);
+  struct Merged {
+    const Impl& d;
+    VkPipelineCache cache;
+    ~Merged() { d.vk.vkDestroyPipelineCache(d.device, cache, nullptr); }
+  } merged{d, createPipelineCache(d, {})};
+  detail::check(
+      d.vk.vkMergePipelineCaches(d.device, merged.cache, static_cast<uint32_t>(sources.size()), sources.data()),
+      "vkMergePipelineCaches");
+  size_t size = 0;
+  detail::check(d.vk.vkGetPipelineCacheData(d.device, merged.cache, &size, nullptr), "vkGetPipelineCacheData");
+  std::vector<uint8_t> data(size);
+  detail::check(d.vk.vkGetPipelineCacheData(d.device, merged.cache, &size, data.data()), "vkGetPipelineCacheData");
+  data.resize(size);
+  return data;
+} catch (...) {
+  detail::rethrowAsError("Device", "pipelineCacheData");
 }
 
 // The driver's statistics of a pipeline (registers, spills, ...), for tuning.

@@ -1,12 +1,32 @@
 // The objects behind the public handles.
 #pragma once
 
+#include <atomic>
+#include <list>
 #include <map>
 #include <mutex>
 
 #include "internal.hpp"
 
 namespace vkdml {
+
+namespace detail {
+// A compute pipeline, shared by the device's pipeline cache and the compiled
+// operators that dispatch it: dropped from the cache, it lives on until the
+// last of them is gone.
+struct Pipeline {
+  Pipeline(const VolkDeviceTable& table, VkDevice owner) : vk(table), device(owner) {}
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+  ~Pipeline();
+  const VolkDeviceTable& vk;
+  VkDevice device;
+  VkPipeline handle = VK_NULL_HANDLE;
+  // Its driver binary, where it was not compiled into the device's shared
+  // VkPipelineCache (which takes in at most pipelineCacheLimit pipelines).
+  VkPipelineCache binary = VK_NULL_HANDLE;
+};
+}  // namespace detail
 
 struct Device::Impl {
   bool ownsDevice = false;  // false when adopted
@@ -18,26 +38,50 @@ struct Device::Impl {
   VolkDeviceTable vk{};
   VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
   // Loaded for this instance: volk's global instance pointers follow the
-  // newest instance, whose extensions may differ.
+  // newest instance, whose extensions may differ, and another thread may be
+  // loading them.
+  PFN_vkDestroyInstance destroyInstance = nullptr;
   PFN_vkDestroyDebugUtilsMessengerEXT destroyMessenger = nullptr;
   std::function<void(const char*)> onValidationMessage;
-  uint64_t validationMessages = 0;
+  std::atomic<uint64_t> validationMessages{0};
   DeviceInfo info;
+  VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceMemoryProperties memory{};
 
   VkPipelineLayout pipelineLayout = VK_NULL_HANDLE;  // push constants only: no descriptors
+
+  // The pipeline cache: pipelines by kernel and specialization constants,
+  // the least recently used dropped beyond pipelineCacheLimit.
+  using PipelineKey = std::pair<std::string, std::vector<uint32_t>>;
+  struct CachedPipeline {
+    std::shared_ptr<const detail::Pipeline> pipeline;
+    std::list<const PipelineKey*>::iterator use;  // its place in recentUse
+  };
+  mutable std::mutex pipelinesMutex;  // guards everything down to `modules`
+  std::map<PipelineKey, CachedPipeline> pipelines;
+  std::list<const PipelineKey*> recentUse;  // most recent first
+  size_t pipelineCacheLimit = 0;
+  uint64_t pipelineHits = 0, pipelineMisses = 0;
+  // The driver's cache: DeviceOptions::pipelineCacheData, then the first
+  // pipelines compiled, up to pipelineCacheLimit of them (so that it stays
+  // bounded); later ones keep their binary in their own VkPipelineCache.
   VkPipelineCache pipelineCache = VK_NULL_HANDLE;
-  std::mutex pipelinesMutex;
-  std::map<std::pair<std::string, std::vector<uint32_t>>, VkPipeline> pipelines;
+  size_t pipelineCacheRoom = 0;  // pipelines pipelineCache may still take in
   std::map<std::string, VkShaderModule> modules;
 
-  std::mutex submitMutex;  // guards the pool, the fence and the queue
+  std::mutex submitMutex;  // guards the pool, the fence, the queue and `lost` (Device::lockQueue)
   VkCommandPool commandPool = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
+  bool lost = false;  // a wait failed and the device could not be drained
 
   // Allocation helpers.
   uint32_t memoryType(uint32_t typeBits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const;
-  VkPipeline pipeline(const std::string& kernel, const std::vector<uint32_t>& specialization);
+  // With pipelinesMutex held: the module of an embedded kernel (or of its
+  // replacement, see kernelOverride), created on first use.
+  VkShaderModule shaderModule(const std::string& kernel);
+  std::shared_ptr<const detail::Pipeline> pipeline(const std::string& kernel,
+                                                   const std::vector<uint32_t>& specialization);
+  void trimPipelines(size_t keep);  // with pipelinesMutex held
   bool pipelineStatistics = false;  // $VKDML_PIPELINE_STATISTICS=1: print each pipeline's
   void printStatistics(const std::string& kernel, VkPipeline pipeline);
   void submitAndWait(const std::function<void(VkCommandBuffer)>& record);
@@ -55,14 +99,27 @@ struct Buffer::Impl {
   ~Impl();
 };
 
-// Creates a buffer usable as a shader device address.
+#ifdef VKDML_KERNEL_OVERRIDE
+namespace detail {
+// Kernel development (CMake option VKDML_KERNEL_OVERRIDE): the SPIR-V of
+// $VKDML_KERNEL_DIR/<kernel>.spv, validated, or nothing where the variable
+// or the file is absent. A file that is not valid SPIR-V is an error.
+std::vector<uint32_t> kernelOverride(const std::string& kernel);
+}  // namespace detail
+#endif
+
+// Creates a buffer usable as a shader device address. Every buffer vkdml
+// allocates, its own included (staging, parameters, binding tables,
+// scratch), comes from here: requests beyond the device's limits are
+// OutOfMemory before any Vulkan call.
 std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& device, uint64_t bytes, bool hostVisible);
 
 struct CompiledOperator::Impl {
   std::shared_ptr<Device> device;
   Operator op;
   std::vector<detail::Dispatch> dispatches;
-  std::vector<VkPipeline> pipelines;
+  std::vector<VkPipeline> pipelines;  // the handles of pipelineOwners, for recording
+  std::vector<std::shared_ptr<const detail::Pipeline>> pipelineOwners;
   std::vector<VkDeviceAddress> paramsAddress;
   uint64_t scratchBytes = 0;  // the largest Dispatch::scratchBytes
   std::shared_ptr<Buffer::Impl> params;

@@ -4,6 +4,7 @@
 
 #include "checked.hpp"
 #include "device_impl.hpp"
+#include "guard.hpp"
 
 namespace vkdml {
 
@@ -246,13 +247,15 @@ std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc) {
 
 }  // namespace detail
 
-std::optional<Error> validate(const DML_OPERATOR_DESC& desc) {
+std::optional<Error> validate(const DML_OPERATOR_DESC& desc) try {
   try {
     detail::createPlan(desc);
   } catch (const Error& e) {
     return e;
   }
   return std::nullopt;
+} catch (...) {
+  detail::rethrowAsError("vkdml", "validate");
 }
 
 DML_OPERATOR_TYPE Operator::type() const {
@@ -268,8 +271,10 @@ uint32_t Operator::outputCount() const {
   return plan_ ? static_cast<uint32_t>(plan_->outputs.size()) : 0;
 }
 
-Operator Device::createOperator(const DML_OPERATOR_DESC& desc) {
+Operator Device::createOperator(const DML_OPERATOR_DESC& desc) try {
   return Operator(detail::createPlan(desc));
+} catch (...) {
+  detail::rethrowAsError("Device", "createOperator");
 }
 
 const char* toString(ConvolutionPath path) {
@@ -288,7 +293,7 @@ const char* toString(ConvolutionPath path) {
   return "?";
 }
 
-CompiledOperator Device::compileOperator(const Operator& op, const CompileOptions& options) {
+CompiledOperator Device::compileOperator(const Operator& op, const CompileOptions& options) try {
   if (!op.plan_) throw Error(ErrorCode::InvalidArgument, "Device", "compileOperator", "the operator is empty");
   const OperatorPlan& plan = *op.plan_;
   auto compiled = std::make_shared<CompiledOperator::Impl>();
@@ -311,22 +316,29 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
   }
   for (size_t i = 0; i < compiled->dispatches.size(); ++i) {
     const auto& d = compiled->dispatches[i];
-    compiled->pipelines.push_back(impl_->pipeline(d.kernel, d.specialization));
+    compiled->pipelineOwners.push_back(impl_->pipeline(d.kernel, d.specialization));
+    compiled->pipelines.push_back(compiled->pipelineOwners.back()->handle);
     compiled->paramsAddress.push_back(d.params.empty() ? 0 : compiled->params->address + offsets[i]);
   }
   return CompiledOperator(compiled);
+} catch (...) {
+  detail::rethrowAsError("Device", "compileOperator");
 }
 
 const Operator& CompiledOperator::op() const {
+  if (!impl_) throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "op", "the compiled operator is empty");
   return impl_->op;
 }
-std::vector<std::string> CompiledOperator::kernelNames() const {
+std::vector<std::string> CompiledOperator::kernelNames() const try {
+  if (!impl_) return {};
   std::vector<std::string> names;
   for (const auto& d : impl_->dispatches) names.push_back(d.kernel);
   return names;
+} catch (...) {
+  detail::rethrowAsError("CompiledOperator", "kernelNames");
 }
 
-BindingTable CompiledOperator::createBindingTable() const {
+BindingTable CompiledOperator::createBindingTable() const try {
   if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "op", "the compiled operator is empty");
   auto t = std::make_shared<BindingTable::Impl>();
   t->op = impl_;
@@ -350,6 +362,8 @@ BindingTable CompiledOperator::createBindingTable() const {
     std::memcpy(static_cast<uint8_t*>(t->table->mapped) + slots * 8, &t->scratch->address, 8);
   }
   return BindingTable(t);
+} catch (...) {
+  detail::rethrowAsError("CompiledOperator", "createBindingTable");
 }
 
 namespace {
@@ -437,18 +451,22 @@ void bindSide(BindingTable::Impl& t, const std::vector<detail::Slot>& slots, siz
 }
 }  // namespace
 
-void BindingTable::bindInputs(const std::vector<BufferBinding>& inputs) {
+void BindingTable::bindInputs(const std::vector<BufferBinding>& inputs) try {
   if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "bindInputs", "the binding table is empty");
   bindSide(*impl_, impl_->op->op.plan().inputs, 0, inputs, "inputs");
+} catch (...) {
+  detail::rethrowAsError("BindingTable", "bindInputs");
 }
 
-void BindingTable::bindOutputs(const std::vector<BufferBinding>& outputs) {
+void BindingTable::bindOutputs(const std::vector<BufferBinding>& outputs) try {
   if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "bindOutputs", "the binding table is empty");
   const OperatorPlan& plan = impl_->op->op.plan();
   bindSide(*impl_, plan.outputs, plan.inputs.size(), outputs, "outputs");
+} catch (...) {
+  detail::rethrowAsError("BindingTable", "bindOutputs");
 }
 
-void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings) const {
+void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings) const try {
   if (!impl_) throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "record", "the compiled operator is empty");
   const OperatorPlan& plan = impl_->op.plan();
   const BindingTable::Impl* t = bindings.impl_.get();
@@ -484,9 +502,11 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
     d.vk.vkCmdPushConstants(cmd, d.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
     d.vk.vkCmdDispatch(cmd, dispatch.groups[0], dispatch.groups[1], dispatch.groups[2]);
   }
+} catch (...) {
+  detail::rethrowAsError("CompiledOperator", "record");
 }
 
-void Device::execute(const CompiledOperator& op, const BindingTable& bindings) {
+void Device::execute(const CompiledOperator& op, const BindingTable& bindings) try {
   if (!op.impl_ || op.impl_->device.get() != this)
     throw Error(ErrorCode::InvalidArgument, "Device", "execute", "the operator was compiled for another device");
   impl_->submitAndWait([&](VkCommandBuffer cmd) {
@@ -499,6 +519,8 @@ void Device::execute(const CompiledOperator& op, const BindingTable& bindings) {
         VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_HOST_BIT, 0, 1,
         &barrier, 0, nullptr, 0, nullptr);
   });
+} catch (...) {
+  detail::rethrowAsError("Device", "execute");
 }
 
 }  // namespace vkdml

@@ -8,18 +8,23 @@
 //   table.bindOutputs({{&out, 0, out.size()}});
 //   device->execute(kernel, table);                        // or kernel.record(cmd, table)
 //
-// Every call that can fail throws vkdml::Error; vkdml::validate() reports a
-// descriptor's first broken rule without throwing.
+// Every call that can fail throws vkdml::Error (and nothing else);
+// vkdml::validate() reports a descriptor's first broken rule without throwing.
+// Threads: a Device, Operators and CompiledOperators may be shared between
+// threads; a BindingTable and a command buffer may not (README.md, "Errors
+// and thread safety").
 #ifndef VKDML_VKDML_HPP
 #define VKDML_VKDML_HPP
 
 #include <vkdml/DirectML.h>
 #include <vulkan/vulkan_core.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -39,6 +44,7 @@ enum class ErrorCode {
   OutOfMemory,
   DeviceLost,
   VulkanError,  // any other failed Vulkan call
+  Internal,     // an unexpected failure inside vkdml (a bug): the message says what
 };
 
 // An error names the operator (e.g. "DML_SLICE1"), the field (e.g.
@@ -64,8 +70,24 @@ struct DeviceOptions {
   // Enable VK_LAYER_KHRONOS_validation when it is installed. Also enabled by
   // $VKDML_VALIDATION=1.
   bool validation = false;
-  // Receives every validation-layer warning and error. Default: print to stderr.
+  // Receives every validation-layer warning and error. Default: print to
+  // stderr. It may be called from any thread that uses the Device, at once;
+  // it must not call vkdml, and must not throw (what it throws is reported
+  // on stderr and dropped).
   std::function<void(const char* message)> onValidationMessage;
+
+  // The most pipelines the Device keeps for reuse (each distinct kernel and
+  // specialization, e.g. each convolution geometry, is one or two). Beyond
+  // it the least recently used is dropped; compiled operators keep theirs
+  // alive. A large cooperative-matrix pipeline holds several MB of driver
+  // memory; 64 covers the distinct layers of a large network.
+  size_t pipelineCacheLimit = 64;
+  // A blob from Device::pipelineCacheData() of an earlier run: the pipelines
+  // it holds are not compiled again. One from another device or driver
+  // version is ignored (DeviceInfo::pipelineCacheLoaded says); one that is
+  // not a Vulkan pipeline cache at all (too short for its header, an unknown
+  // header) is an InvalidArgument error.
+  std::vector<uint8_t> pipelineCacheData;
 };
 
 struct DeviceInfo {
@@ -78,8 +100,9 @@ struct DeviceInfo {
   uint32_t maxComputeSharedMemorySize = 0;
   uint32_t maxComputeWorkGroupCountX = 0;
   uint64_t maxStorageBufferRange = 0;
-  uint64_t maxMemoryAllocationSize = 0;
-  float timestampPeriodNs = 0;  // 0 when the queue has no timestamps
+  uint64_t maxMemoryAllocationSize = 0;  // advisory: larger buffers are tried (NVIDIA allocates them)
+  uint64_t maxBufferSize = 0;            // 0: the device does not say (no Vulkan 1.3 or VK_KHR_maintenance4)
+  float timestampPeriodNs = 0;           // 0 when the queue has no timestamps
   bool shaderInt8 = false;
   bool shaderInt16 = false;
   bool shaderFloat16 = false;
@@ -94,6 +117,7 @@ struct DeviceInfo {
   // convolution path can run.
   bool cooperativeMatrixInt8 = false;
   bool validationEnabled = false;
+  bool pipelineCacheLoaded = false;  // DeviceOptions::pipelineCacheData matched this device and driver
 };
 
 class Device;
@@ -104,11 +128,13 @@ class Buffer;
 class VKDML_API Buffer {
  public:
   Buffer() = default;
-  uint64_t size() const;
-  VkBuffer handle() const;
-  VkDeviceAddress address() const;
+  uint64_t size() const noexcept;
+  VkBuffer handle() const noexcept;
+  VkDeviceAddress address() const noexcept;
   explicit operator bool() const { return impl_ != nullptr; }
-  // Synchronous copies through a staging buffer.
+  // Synchronous copies through a staging buffer. A buffer's copies and the
+  // executions that write it must not overlap in time (the caller orders
+  // them); copies of different buffers may run from several threads.
   void upload(const void* data, uint64_t bytes, uint64_t offset = 0);
   void download(void* data, uint64_t bytes, uint64_t offset = 0) const;
   void fill(uint32_t word, uint64_t bytes, uint64_t offset = 0);  // vkCmdFillBuffer
@@ -228,14 +254,16 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
   static std::shared_ptr<Device> create(const DeviceOptions& options = {});
   // Uses the application's own objects; they must outlive the Device. The
   // VkDevice must have been created with bufferDeviceAddress, shaderInt64,
-  // and 8- and 16-bit storage buffer access enabled.
+  // and 8- and 16-bit storage buffer access enabled. Of the options, only
+  // the pipeline cache's apply. The application must not use `queue` while
+  // a vkdml call that submits work runs (queues are externally synchronized).
   static std::shared_ptr<Device> adopt(VkInstance instance, VkPhysicalDevice physicalDevice, VkDevice device,
-                                       VkQueue queue, uint32_t queueFamilyIndex);
+                                       VkQueue queue, uint32_t queueFamilyIndex, const DeviceOptions& options = {});
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
 
-  const DeviceInfo& info() const;
+  const DeviceInfo& info() const noexcept;
   // Names of the physical devices in enumeration order (for VKDML_DEVICE).
   static std::vector<std::string> listPhysicalDevices();
 
@@ -249,16 +277,37 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
   CompiledOperator compileOperator(const Operator& op, const CompileOptions& options = {});
   // Records, submits and waits.
   void execute(const CompiledOperator& op, const BindingTable& bindings);
-  // Records whatever `record` records into a one-time command buffer, submits and waits.
+  // Records whatever `record` records into a one-time command buffer, submits
+  // and waits. What `record` throws passes through unchanged (the command
+  // buffer is released first); it must not call vkdml functions that submit.
   void submitAndWait(const std::function<void(VkCommandBuffer)>& record);
 
-  VkInstance instance() const;
-  VkPhysicalDevice physicalDevice() const;
-  VkDevice device() const;
-  VkQueue queue() const;
-  uint32_t queueFamilyIndex() const;
+  // The pipeline cache (DeviceOptions::pipelineCacheLimit): what it holds
+  // and how often compileOperator found a pipeline there; dropping all but
+  // the `keep` most recently used (0 also drops what
+  // DeviceOptions::pipelineCacheData loaded); the VkPipelineCache data of
+  // what it holds, for DeviceOptions::pipelineCacheData.
+  struct PipelineCacheStats {
+    size_t pipelines = 0;
+    uint64_t hits = 0, misses = 0;  // misses compiled a pipeline
+  };
+  PipelineCacheStats pipelineCacheStats() const;
+  void trimPipelineCache(size_t keep = 0);
+  std::vector<uint8_t> pipelineCacheData() const;
+
+  VkInstance instance() const noexcept;
+  VkPhysicalDevice physicalDevice() const noexcept;
+  VkDevice device() const noexcept;
+  VkQueue queue() const noexcept;
+  uint32_t queueFamilyIndex() const noexcept;
+  // The lock vkdml holds while it uses queue() (execute, Buffer copies,
+  // compileOperator, createBindingTable, submitAndWait). Queues are
+  // externally synchronized: hold it around your own vkQueueSubmit (or any
+  // other use of queue()) when other threads may be calling vkdml. Calling a
+  // vkdml function that submits while holding it deadlocks.
+  std::unique_lock<std::mutex> lockQueue();
   // Number of validation messages seen so far (0 when validation is off).
-  uint64_t validationMessageCount() const;
+  uint64_t validationMessageCount() const noexcept;
 
   struct Impl;
   Impl& impl() const { return *impl_; }
