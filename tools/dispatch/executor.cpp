@@ -227,6 +227,8 @@ class Executor {
     Prepared& p = prepared(c.dispatchable);
     std::vector<vkdml::BufferBinding> inputs, outputs;
     resolve(*p.model, c.bindings, inputs, outputs);
+    // DIAGONAL_MATRIX has no input; the DIAGONAL_MATRIX1 it becomes has an optional one, left unbound.
+    if (inputs.size() < p.op.inputCount()) inputs.resize(p.op.inputCount());
     if (!timer_) timer_ = std::make_unique<GpuTimer>(device_, options_.maxGpuTimeMeasurements);
 
     std::vector<double> cpu, gpu;

@@ -8,7 +8,7 @@ namespace dispatch {
 
 namespace {
 
-const char kMagic[] = "\x93NUMPY";
+const uint8_t kMagic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
 
 // The value of `key` in the header dictionary ("'descr': '<f4'" -> "<f4";
 // the shape keeps its parentheses).
