@@ -554,6 +554,8 @@ TEST_CASE("dispatch: wrong types and missing fields are named") {
   const Case cases[] = {
       {[](auto& m) { m["resources"]["A"]["initialValues"] = {"x"}; },
        "resources.A.initialValues[0]: expected a number (or \"nan\", \"inf\", \"-inf\"), got \"x\""},
+      {[](auto& m) { m["resources"]["A"]["initialValues"] = {18446744073709551615u}; },  // no double holds it
+       "resources.A.initialValues[0]: expected a number (or \"nan\", \"inf\", \"-inf\"), got 18446744073709551615"},
       {[](auto& m) { m["resources"]["Out"]["initialValues"]["valueCount"] = -1; },
        "resources.Out.initialValues.valueCount: expected an unsigned integer <= 4294967295, got -1"},
       {[](auto& m) { m["resources"]["Out"]["initialValues"]["valueCount"] = 2.0; },
@@ -651,7 +653,7 @@ TEST_CASE("dispatch: initializers: sequences in the element type, constants, typ
       "u8": { "initialValuesDataType": "UINT8", "initialValues": { "valueCount": 4, "valueStart": 254, "valueDelta": 1 } },
       "f32": { "initialValuesDataType": "FLOAT32", "initialValues": { "valueCount": 3, "valueStart": 0.1, "valueDelta": 0.2 } },
       "i64": { "initialValuesDataType": "INT64", "initialValues": { "valueCount": 2, "value": -9223372036854775808 } },
-      "f64": { "initialValuesDataType": "FLOAT64", "initialValues": ["nan", "-INF", 1e300] },
+      "f64": { "initialValuesDataType": "FLOAT64", "initialValues": ["nan", "-INF", 1e300, 1152921504606846976, -9223372036854775808] },
       "mixed": { "initialValues": [ { "type": "UINT16", "value": 1 }, { "type": "INT8", "value": -1, "name": "x" } ] },
       "npy": { "initialValues": { "sourcePath": "values.npy" } },
       "raw": { "initialValuesDataType": "INT16", "initialValues": { "sourcePath": "raw.bin" } }
@@ -671,7 +673,7 @@ TEST_CASE("dispatch: initializers: sequences in the element type, constants, typ
                      " (0x 0)\n[3] \x01 (0x 1)\n\n"
                      "Resource 'f32': 0.1, 0.3, 0.5\n"
                      "Resource 'i64': -9223372036854775808, -9223372036854775808\n"
-                     "Resource 'f64': nan, -inf, 1e+300\n"
+                     "Resource 'f64': nan, -inf, 1e+300, 1.15292e+18, -9.22337e+18\n"
                      "Resource 'npy': 1, -2, 256\n"
                      "Resource 'raw': 7, 8\n"
                      "Resource 'npy' written to '" +

@@ -150,9 +150,13 @@ class Executor {
   void createResources() {
     for (const auto& r : model_.resources) {
       std::vector<uint8_t> contents = initialContents(r);
-      vkdml::Buffer buffer = device_.createBuffer(r.sizeInBytes);
-      buffer.upload(contents.data(), contents.size());
-      buffers_.emplace(r.name, buffer);
+      try {
+        vkdml::Buffer buffer = device_.createBuffer(r.sizeInBytes);
+        buffer.upload(contents.data(), contents.size());
+        buffers_.emplace(r.name, buffer);
+      } catch (const vkdml::Error& e) {
+        throw ModelError(r.where, "resource '" + r.name + "': " + e.what());
+      }
     }
   }
 
@@ -327,9 +331,9 @@ class Executor {
     namespace fs = std::filesystem;
     const Resource& r = *model_.findResource(c.resource);
     std::error_code ec;
-    fs::path target =
-        fs::absolute(fs::path(options_.outputPath.empty() ? "." : options_.outputPath) / c.targetPath, ec);
-    target = target.lexically_normal();
+    // As DxDispatch: absolute(outputPath / targetPath), outputPath the current folder by default.
+    fs::path base = options_.outputPath.empty() ? fs::current_path(ec) : fs::path(options_.outputPath);
+    fs::path target = fs::absolute(base / c.targetPath, ec);
     try {
       std::vector<uint8_t> bytes = download(r);
       std::string extension = target.extension().string();

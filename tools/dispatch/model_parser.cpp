@@ -109,14 +109,19 @@ class Parser {
   int32_t int32(const JsonValue& v, const std::string& path) const {
     return static_cast<int32_t>(signedInteger(v, path, INT32_MIN, INT32_MAX));
   }
-  // A number (integers only where a double holds them exactly) or "nan",
-  // "inf", "-inf" in any case (DxDispatch's ParseFloatingPointNumber).
+  // A number (integers only where a double holds them exactly, as
+  // RapidJSON's IsLosslessDouble) or "nan", "inf", "-inf" in any case
+  // (DxDispatch's ParseFloatingPointNumber).
   double floating(const JsonValue& v, const std::string& path) const {
     if (v.kind == Kind::Float) return v.number;
-    if (v.kind == Kind::Uint && static_cast<uint64_t>(static_cast<double>(v.unsigned_)) == v.unsigned_ &&
-        v.unsigned_ <= (uint64_t(1) << 53))
-      return static_cast<double>(v.unsigned_);
-    if (v.kind == Kind::Int && v.integer >= -(int64_t(1) << 53)) return static_cast<double>(v.integer);
+    if (v.kind == Kind::Uint) {
+      double d = static_cast<double>(v.unsigned_);
+      if (d < 18446744073709551616.0 && static_cast<uint64_t>(d) == v.unsigned_) return d;
+    }
+    if (v.kind == Kind::Int) {
+      double d = static_cast<double>(v.integer);  // >= -2^63, so the cast back is defined
+      if (static_cast<int64_t>(d) == v.integer) return d;
+    }
     if (v.kind == Kind::String) {
       std::string s = lower(v.string);
       if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
