@@ -399,6 +399,9 @@ TEST_CASE("dispatch: a malformed file names file:line:column and what was expect
             "literal\n");
   fs::path empty = dir.write("empty.json", "");
   CHECK(runModelFile(empty).err.find(empty.string() + ":1:1: JSON parse error: ") != std::string::npos);
+  fs::path large = dir.write("large.json", "[" + std::string(16 << 20, ' ') + "]");
+  CHECK(runModelFile(large).err ==
+        "Failed to parse the model: " + large.string() + ": the file is larger than 16 MiB\n");
   fs::path missing = dir.path / "missing.json";
   CHECK(runModelFile(missing).err == "Failed to parse the model: " + missing.string() + ": not a file\n");
   fs::path other = dir.write("model.txt", "{}");

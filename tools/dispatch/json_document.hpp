@@ -65,7 +65,9 @@ class JsonDocument {
   Location locate(const JsonValue& value) const { return locate(value.offset); }
   const std::string& file() const { return file_; }
 
-  static constexpr uint64_t kMaxFileBytes = uint64_t(256) << 20;
+  // Each value takes about 150 bytes in the tree, so a file of numbers
+  // costs some 75 times its size; large data belongs in .npy files.
+  static constexpr uint64_t kMaxFileBytes = uint64_t(16) << 20;
 
  private:
   std::string file_;
