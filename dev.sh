@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 PACKAGES="cmake ninja-build g++ libvulkan-dev libvulkan-volk-dev glslang-tools glslang-dev spirv-tools
-          doctest-dev mesa-vulkan-drivers vulkan-validationlayers"
+          doctest-dev nlohmann-json3-dev mesa-vulkan-drivers vulkan-validationlayers"
 JOBS=${JOBS:-$(nproc)}
 SUDO=$([ "$(id -u)" = 0 ] || echo sudo)
 

@@ -1,7 +1,8 @@
 #include "json.hpp"
 
-#include <cmath>
-#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -9,132 +10,57 @@
 namespace test {
 
 namespace {
-struct Parser {
-  const std::string& s;
-  size_t at = 0;
-
-  [[noreturn]] void fail(const char* what) const {
-    throw std::runtime_error(std::string("json: ") + what + " at offset " + std::to_string(at));
-  }
-  void space() {
-    while (at < s.size() && (s[at] == ' ' || s[at] == '\n' || s[at] == '\r' || s[at] == '\t')) ++at;
-  }
-  bool take(char c) {
-    space();
-    if (at < s.size() && s[at] == c) {
-      ++at;
-      return true;
-    }
-    return false;
-  }
-  void expect(char c) {
-    if (!take(c)) fail("unexpected character");
-  }
-  std::string string() {
-    expect('"');
-    std::string out;
-    while (at < s.size() && s[at] != '"') {
-      char c = s[at++];
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (at >= s.size()) fail("bad escape");
-      char e = s[at++];
-      switch (e) {
-        case 'n':
-          out += '\n';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'u': {
-          if (at + 4 > s.size()) fail("bad \\u escape");
-          unsigned code = static_cast<unsigned>(std::stoul(s.substr(at, 4), nullptr, 16));
-          at += 4;
-          if (code < 0x80) {
-            out += static_cast<char>(code);
-          } else if (code < 0x800) {
-            out += static_cast<char>(0xC0 | (code >> 6));
-            out += static_cast<char>(0x80 | (code & 0x3F));
-          } else {
-            out += static_cast<char>(0xE0 | (code >> 12));
-            out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (code & 0x3F));
-          }
-          break;
-        }
-        default:
-          out += e;
-      }
-    }
-    expect('"');
-    return out;
-  }
-  Json value() {
-    space();
-    if (at >= s.size()) fail("unexpected end");
-    Json v;
-    char c = s[at];
-    if (c == '{') {
-      v.kind = Json::Kind::Object;
-      ++at;
-      if (take('}')) return v;
-      do {
-        space();
-        std::string key = string();
-        expect(':');
-        v.members[key] = value();
-      } while (take(','));
-      expect('}');
-    } else if (c == '[') {
-      v.kind = Json::Kind::Array;
-      ++at;
-      if (take(']')) return v;
-      do v.items.push_back(value());
-      while (take(','));
-      expect(']');
-    } else if (c == '"') {
-      v.kind = Json::Kind::String;
-      v.text = string();
-    } else if (s.compare(at, 4, "true") == 0) {
+// nlohmann keeps integers as 64-bit integers, so their text is exact;
+// other numbers are written back with 17 digits, which parse to the same double.
+Json convert(const nlohmann::json& j) {
+  Json v;
+  switch (j.type()) {
+    case nlohmann::json::value_t::null:
+      break;
+    case nlohmann::json::value_t::boolean:
       v.kind = Json::Kind::Bool;
-      v.boolean = true;
-      at += 4;
-    } else if (s.compare(at, 5, "false") == 0) {
-      v.kind = Json::Kind::Bool;
-      at += 5;
-    } else if (s.compare(at, 4, "null") == 0) {
-      at += 4;
-    } else {
-      size_t start = at;
-      while (at < s.size() && (std::isdigit(static_cast<unsigned char>(s[at])) || s[at] == '-' || s[at] == '+' ||
-                               s[at] == '.' || s[at] == 'e' || s[at] == 'E'))
-        ++at;
-      if (start == at) fail("unexpected character");
+      v.boolean = j.get<bool>();
+      break;
+    case nlohmann::json::value_t::number_integer:
       v.kind = Json::Kind::Number;
-      v.text = s.substr(start, at - start);
+      v.text = std::to_string(j.get<int64_t>());
+      break;
+    case nlohmann::json::value_t::number_unsigned:
+      v.kind = Json::Kind::Number;
+      v.text = std::to_string(j.get<uint64_t>());
+      break;
+    case nlohmann::json::value_t::number_float: {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.17g", j.get<double>());
+      v.kind = Json::Kind::Number;
+      v.text = text;
+      break;
     }
-    return v;
+    case nlohmann::json::value_t::string:
+      v.kind = Json::Kind::String;
+      v.text = j.get<std::string>();
+      break;
+    case nlohmann::json::value_t::array:
+      v.kind = Json::Kind::Array;
+      for (const auto& item : j) v.items.push_back(convert(item));
+      break;
+    case nlohmann::json::value_t::object:
+      v.kind = Json::Kind::Object;
+      for (const auto& member : j.items()) v.members[member.key()] = convert(member.value());
+      break;
+    default:
+      throw std::runtime_error("json: unexpected value");
   }
-};
+  return v;
+}
 }  // namespace
 
 Json Json::parse(const std::string& source) {
-  Parser p{source};
-  Json v = p.value();
-  p.space();
-  if (p.at != source.size()) p.fail("trailing characters");
-  return v;
+  try {
+    return convert(nlohmann::json::parse(source));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(std::string("json: ") + e.what());
+  }
 }
 
 Json Json::parseFile(const std::string& path) {

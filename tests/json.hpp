@@ -1,5 +1,6 @@
-// A small JSON reader for the conformance cases. Numbers keep their text, so
-// 64-bit integers convert exactly.
+// The conformance cases' JSON, parsed by nlohmann-json. Numbers keep their
+// text (integers as nlohmann read them, in 64 bits), so 64-bit integers
+// convert exactly.
 #pragma once
 
 #include <map>

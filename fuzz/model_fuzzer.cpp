@@ -1,0 +1,48 @@
+// libFuzzer target for vkdml-dispatch's model reader: arbitrary bytes as a
+// DxDispatch JSON model through the lenient JSON reader, the model parser,
+// the resource initializers, the descriptor builder (lowering included) and
+// vkdml::validate. Nothing runs on a device. Every input must either parse
+// or fail with a dispatch::ModelError; anything else (another exception, a
+// crash, a sanitizer report, an allocation past -rss_limit_mb) is a finding.
+// Files are not read (sourcePath fails) and resources are capped at 1 MiB.
+#include <vkdml/vkdml.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "descriptors.hpp"
+#include "json_document.hpp"
+#include "model_parser.hpp"
+#include "printer.hpp"
+#include "resource_init.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  dispatch::ParseOptions options;
+  options.allowFiles = false;
+  options.maxResourceBytes = 1 << 20;
+  dispatch::Model model;
+  try {
+    model = dispatch::parseModel(
+        dispatch::JsonDocument::parse(std::string(reinterpret_cast<const char*>(data), size), "fuzz.json"), options);
+  } catch (const dispatch::ModelError&) {
+    return 0;
+  }
+  for (const auto& resource : model.resources) {
+    std::vector<uint8_t> contents = dispatch::initialContents(resource);
+    if (contents.size() != resource.sizeInBytes) std::abort();
+    const uint32_t elementSize = DMLElementSizeInBytes(resource.dataType);
+    if (elementSize)
+      (void)dispatch::formatResource(resource.name, resource.dataType, contents, resource.initialBytes / elementSize,
+                                     size % 2 == 0);
+  }
+  for (const auto& dispatchable : model.dispatchables) {
+    try {
+      auto built = dispatch::buildDescriptor(dispatchable);
+      (void)vkdml::validate(built->desc);
+      (void)dispatch::bindPoints(dispatchable.desc);
+    } catch (const dispatch::ModelError&) {
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,752 @@
+// vkdml-dispatch: DxDispatch's models run through the tool's code on the
+// test device (validation on): the repository's models, DirectML's example
+// models where they are present, every ONNX conformance case as a model
+// generated here, and malformed models.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "data_types.hpp"
+#include "descriptors.hpp"
+#include "json.hpp"
+#include "model_parser.hpp"
+#include "printer.hpp"
+#include "support.hpp"
+#include "tool.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh folder under the system's temporary one, removed afterwards.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "vkdml-dispatch-test-XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  fs::path write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name, std::ios::binary) << text;
+    return path / name;
+  }
+};
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+Run runModelFile(const fs::path& model, std::vector<std::string> args = {}) {
+  args.push_back(model.string());
+  dispatch::Options options = dispatch::parseCommandLine(args);
+  std::ostringstream out, err;
+  Run r;
+  r.code = dispatch::runOnDevice(test::device(), options, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+Run runModel(const std::string& text, std::vector<std::string> args = {}) {
+  TempDir dir;
+  return runModelFile(dir.write("model.json", text), std::move(args));
+}
+
+// The output without its timings, which vary: "... iterations, T ms median
+// (CPU), T ms median (GPU)" with the figures' forms checked.
+std::string withoutTimings(const std::string& out) {
+  static const std::regex timing(R"((iterations), \d+\.\d{4} ms median \(CPU\), \d+\.\d{6} ms median \(GPU\))");
+  return std::regex_replace(out, timing, "$1, T ms median (CPU), T ms median (GPU)");
+}
+
+// "model.json:LINE:COLUMN" of the first `needle` in `text` (`skip` characters on).
+std::string where(const std::string& text, const std::string& needle, size_t skip = 0) {
+  size_t at = text.find(needle);
+  REQUIRE(at != std::string::npos);
+  at += skip;
+  size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  size_t lineStart = text.rfind('\n', at);
+  size_t column = at - (lineStart == std::string::npos ? 0 : lineStart + 1) + 1;
+  return "model.json:" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+std::string runningOn() {
+  return "Running on '" + test::device().info().name + "'\n";
+}
+
+// The model's parse error (what follows "Failed to parse the model: ").
+std::string parseError(const std::string& text) {
+  Run r = runModel(text);
+  CHECK(r.code == 1);
+  CHECK(r.out == runningOn());
+  const std::string prefix = "Failed to parse the model: ";
+  REQUIRE(r.err.rfind(prefix, 0) == 0);
+  return r.err.substr(prefix.size());
+}
+
+// A small valid model to break in the tests below.
+nlohmann::ordered_json joinModel() {
+  return nlohmann::ordered_json::parse(R"({
+    "resources": {
+      "A": { "initialValuesDataType": "FLOAT32", "initialValues": [1, 2, 3, 4] },
+      "Out": { "initialValuesDataType": "FLOAT32", "initialValues": { "valueCount": 4, "value": 0 } }
+    },
+    "dispatchables": {
+      "join": { "type": "DML_OPERATOR_JOIN", "desc": {
+        "InputCount": 1, "InputTensors": [{ "DataType": "FLOAT32", "Sizes": [2, 2] }],
+        "OutputTensor": { "DataType": "FLOAT32", "Sizes": [2, 2] }, "Axis": 1 } }
+    },
+    "commands": [
+      { "type": "dispatch", "dispatchable": "join", "bindings": { "InputTensors": "A", "OutputTensor": "Out" } },
+      { "type": "print", "resource": "Out" }
+    ]
+  })");
+}
+
+std::string modelsDir() {
+  return VKDML_SOURCE_DIR "/tests/models";
+}
+
+// DirectML's DxDispatch/models folder (dml_join.json, dml_slice.json):
+// ../shared/dxdispatch/models beside the checkout or $VKDML_DXDISPATCH_MODELS.
+std::string dxdispatchModelsDir() {
+  if (const char* env = std::getenv("VKDML_DXDISPATCH_MODELS")) return env;
+  std::string dir = VKDML_SOURCE_DIR "/../shared/dxdispatch/models";
+  return fs::exists(dir + "/dml_join.json") ? dir : "";
+}
+
+}  // namespace
+
+TEST_CASE("dispatch: the repository's models print their results") {
+  struct Case {
+    const char* file;
+    const char* output;
+  };
+  const Case cases[] = {
+      {"join_parts.json",
+       "Compile Op\nDispatch 'join': 1 iterations, T ms median (CPU), T ms median (GPU)\n"
+       "Resource 'joined': 50, 60, -1, -2, -3, 90, 100, 110, 120\n"},
+      {"slice_strides.json",
+       "Compile Op\nDispatch 'slice': 1 iterations, T ms median (CPU), T ms median (GPU)\n"
+       "Resource 'sliced': 6, 8, 10, 18, 20, 22\n"},
+      {"diagonal_matrix.json",
+       "Compile Op\nDispatch 'diagonal': 1 iterations, T ms median (CPU), T ms median (GPU)\n"
+       "Resource 'eye': 0, 2.5, 0, 0, 0, 0, 2.5, 0, 0, 0, 0, 2.5\n"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.file);
+    Run r = runModelFile(modelsDir() + "/" + c.file);
+    CHECK(r.err == "");
+    CHECK(r.code == 0);
+    CHECK(withoutTimings(r.out) == runningOn() + c.output);
+  }
+}
+
+TEST_CASE("dispatch: DirectML's dml_join.json and dml_slice.json print what DxDispatch prints") {
+  std::string dir = dxdispatchModelsDir();
+  if (dir.empty()) {
+    MESSAGE(
+        "skipped: DirectML's DxDispatch/models is absent (../shared/dxdispatch/models or "
+        "$VKDML_DXDISPATCH_MODELS)");
+    return;
+  }
+  Run join = runModelFile(dir + "/dml_join.json");
+  CHECK(join.err == "");
+  CHECK(join.code == 0);
+  CHECK(withoutTimings(join.out) == runningOn() +
+                                        "Compile Op\n"
+                                        "Dispatch 'join': 1 iterations, T ms median (CPU), T ms median (GPU)\n"
+                                        "Resource 'Out': 1, 2, 3, 100, 115, 5, 6, 7, 8, 9\n");
+  Run slice = runModelFile(dir + "/dml_slice.json");
+  CHECK(slice.err == "");
+  CHECK(slice.code == 0);
+  CHECK(withoutTimings(slice.out) == runningOn() +
+                                         "Compile Op\n"
+                                         "Dispatch 'slice': 1 iterations, T ms median (CPU), T ms median (GPU)\n"
+                                         "Resource 'output': 7, 9, 12, 14, 17, 19\n");
+}
+
+namespace {
+
+// A conformance case as a DxDispatch model: each input an explicit list,
+// the output zeros, one dispatch, and the output written as raw bytes.
+nlohmann::ordered_json conformanceModel(const test::Json& c) {
+  using J = nlohmann::ordered_json;
+  J model;
+  model["resources"] = J::object();
+  const std::string op = c["op"].asString();
+  // SCATTER_ND's ONNX shapes are padded with leading 1s to one rank.
+  size_t rank = 0;
+  if (op == "SCATTER_ND")
+    for (const auto& [name, t] : c["inputs"].members) rank = std::max(rank, t["sizes"].items.size());
+  auto tensorDesc = [&](const test::Json& t) {
+    J sizes = J::array();
+    for (size_t i = t["sizes"].items.size(); i < rank; ++i) sizes.push_back(1);
+    for (const auto& s : t["sizes"].items) sizes.push_back(s.asUint());
+    if (sizes.empty()) sizes.push_back(1);
+    return J{{"DataType", t["dtype"].asString()}, {"Sizes", sizes}};
+  };
+  auto values = [](const test::Json& t) {
+    J list = J::array();
+    for (const auto& v : t["data"].items) {
+      if (v.kind == test::Json::Kind::String)  // NaN, Infinity -> DxDispatch's names
+        list.push_back(v.asString() == "NaN" ? "nan" : v.asString() == "Infinity" ? "inf" : "-inf");
+      else if (v.text.find_first_of(".eE") != std::string::npos)
+        list.push_back(v.asDouble());
+      else if (v.text[0] == '-')
+        list.push_back(v.asInt());
+      else
+        list.push_back(v.asUint());
+    }
+    return list;
+  };
+  J desc = J::object();
+  J bindings = J::object();
+  for (const auto& [name, t] : c["inputs"].members) {
+    if (t.kind == test::Json::Kind::Array) {  // Join's InputTensors
+      J descs = J::array(), names = J::array();
+      for (size_t i = 0; i < t.items.size(); ++i) {
+        std::string resource = name + std::to_string(i);
+        model["resources"][resource] = {{"initialValuesDataType", t.items[i]["dtype"].asString()},
+                                        {"initialValues", values(t.items[i])}};
+        descs.push_back(tensorDesc(t.items[i]));
+        names.push_back(resource);
+      }
+      desc[name] = descs;
+      bindings[name] = names;
+    } else {
+      model["resources"][name] = {{"initialValuesDataType", t["dtype"].asString()}, {"initialValues", values(t)}};
+      desc[name] = tensorDesc(t);
+      bindings[name] = name;
+    }
+  }
+  const test::Json& output = c["output"];
+  model["resources"]["Output"] = {{"initialValuesDataType", output["dtype"].asString()},
+                                  {"initialValues", {{"valueCount", output["data"].items.size()}, {"value", 0}}}};
+  desc["OutputTensor"] = tensorDesc(output);
+  bindings["OutputTensor"] = "Output";
+  for (const auto& [name, v] : c["params"].members) {
+    if (v.kind == test::Json::Kind::Array) {
+      J list = J::array();
+      for (const auto& x : v.items) list.push_back(x.text[0] == '-' ? J(x.asInt()) : J(x.asUint()));
+      desc[name] = list;
+    } else if (v.kind == test::Json::Kind::String) {
+      desc[name] = v.asString();
+    } else if (v.text.find_first_of(".eE") != std::string::npos) {
+      desc[name] = v.asDouble();
+    } else {
+      desc[name] = v.text[0] == '-' ? J(v.asInt()) : J(v.asUint());
+    }
+  }
+  model["dispatchables"]["op"] = {{"type", "DML_OPERATOR_" + op}, {"desc", desc}};
+  model["commands"] = J::array({J{{"type", "dispatch"}, {"dispatchable", "op"}, {"bindings", bindings}},
+                                J{{"type", "writeFile"}, {"resource", "Output"}, {"targetPath", "output.bin"}}});
+  return model;
+}
+
+}  // namespace
+
+TEST_CASE("dispatch: every ONNX conformance case as a model gives the expected output, bit for bit") {
+  if (test::conformanceDir().empty()) {
+    MESSAGE("skipped: ../shared/conformance/onnx is absent (set VKDML_CONFORMANCE_DIR)");
+    return;
+  }
+  size_t count = 0;
+  for (const char* op : {"SLICE1", "JOIN", "SCATTER_ND", "DIAGONAL_MATRIX1", "CONVOLUTION_INTEGER"}) {
+    for (const auto& path : test::conformanceCases(op)) {
+      CAPTURE(path);
+      test::Json c = test::Json::parseFile(path);
+      TempDir dir;
+      fs::path model = dir.write("model.json", conformanceModel(c).dump(2));
+      Run r = runModelFile(model, {"--output_path", dir.path.string()});
+      CHECK(r.err == "");
+      REQUIRE(r.code == 0);
+      const fs::path written = fs::absolute(dir.path / "output.bin").lexically_normal();
+      CHECK(r.out.find("Resource 'Output' written to '" + written.string() + "'\n") != std::string::npos);
+      std::ifstream in(written, std::ios::binary);
+      std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      test::Tensor expected = test::tensorFromJson(c["output"]);
+      const size_t valueBytes = expected.elementCount() * expected.elementSize();
+      REQUIRE(bytes.size() == ((valueBytes + 3) & ~size_t(3)));  // the buffer, padded to 4 bytes
+      bytes.resize(valueBytes);
+      CHECK(bytes == std::vector<uint8_t>(expected.bytes.begin(), expected.bytes.begin() + valueBytes));
+      ++count;
+    }
+  }
+  CHECK(count >= 42);
+}
+
+TEST_CASE("dispatch: FLOAT16 values convert as DxDispatch's half.hpp does (truncation)") {
+  // Measured with DxDispatch's vendored half.hpp (HALF_ROUND_STYLE -1).
+  const std::pair<double, uint16_t> cases[] = {{0.1, 0x2E66},     {1.0 / 3, 0x3555}, {2051, 0x6801},   {65519, 0x7BFF},
+                                               {65520, 0x7BFF},   {70000, 0x7C00},   {3e-8, 0x0000},   {-0.1, 0xAE66},
+                                               {3.14159, 0x4248}, {1, 0x3C00},       {6.0e-8, 0x0001}, {-65536, 0xFC00},
+                                               {0.00006, 0x03EE}};
+  for (const auto& [value, bits] : cases) {
+    CAPTURE(value);
+    CHECK(dispatch::halfTruncated(static_cast<float>(value)) == bits);
+  }
+  CHECK(dispatch::halfTruncated(std::numeric_limits<float>::infinity()) == 0x7C00);
+  CHECK((dispatch::halfTruncated(std::numeric_limits<float>::quiet_NaN()) & 0x7FFF) == 0x7E00);
+  // Round to nearest even for DIAGONAL_MATRIX's FLOAT Value lowered to FLOAT16.
+  CHECK(dispatch::halfNearestEven(2051) == 0x6802);
+  CHECK(dispatch::halfNearestEven(65520) == 0x7C00);
+  CHECK(dispatch::halfNearestEven(0.1f) == 0x2E66);
+  CHECK(dispatch::halfNearestEven(3e-8f) == 0x0001);
+  CHECK(dispatch::halfNearestEven(2049) == 0x6800);  // a tie, to even
+  for (uint32_t h = 0; h < 0x7C00; ++h) {            // every finite half comes back unchanged both ways
+    float f = dispatch::halfToFloat(static_cast<uint16_t>(h));
+    REQUIRE(dispatch::halfTruncated(f) == h);
+    REQUIRE(dispatch::halfNearestEven(f) == h);
+  }
+
+  auto model = joinModel();
+  model["resources"]["A"] = {{"initialValuesDataType", "FLOAT16"},
+                             {"initialValues", {{"valueCount", 5}, {"valueStart", 1}, {"valueDelta", 0.1}}}};
+  model["commands"] = {{{"type", "print"}, {"resource", "A"}}};
+  model["dispatchables"]["join"]["desc"]["InputTensors"][0]["DataType"] = "FLOAT16";
+  model["dispatchables"]["join"]["desc"]["OutputTensor"]["DataType"] = "FLOAT16";
+  Run r = runModel(model.dump());
+  CHECK(r.err == "");
+  // Each step adds in float and truncates to half, as DxDispatch's sequence.
+  CHECK(r.out == runningOn() + "Compile Op\nResource 'A': 1, 1.09961, 1.19922, 1.29883, 1.39844\n");
+}
+
+TEST_CASE("dispatch: print writes values as DxDispatch does") {
+  using dispatch::formatResource;
+  auto bytesOf = [](const auto& values) {
+    std::vector<uint8_t> b(sizeof values);
+    std::memcpy(b.data(), &values, sizeof values);
+    return b;
+  };
+  const float floats[] = {1, 0.1f, 3.2f, 1234567, 1e-5f, -0.0f, std::numeric_limits<float>::infinity()};
+  CHECK(formatResource("F", DML_TENSOR_DATA_TYPE_FLOAT32, bytesOf(floats), 7, false) ==
+        "Resource 'F': 1, 0.1, 3.2, 1.23457e+06, 1e-05, -0, inf");
+  const int8_t chars[] = {65, 66, 67, 0};  // INT8/UINT8 as characters, as DxDispatch streams them
+  CHECK(formatResource("C", DML_TENSOR_DATA_TYPE_INT8, bytesOf(chars), 3, false) == "Resource 'C': A, B, C");
+  const int64_t wide[] = {-9223372036854775807 - 1, 42};
+  CHECK(formatResource("W", DML_TENSOR_DATA_TYPE_INT64, bytesOf(wide), 2, false) ==
+        "Resource 'W': -9223372036854775808, 42");
+  const uint32_t numbers[] = {5, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  CHECK(formatResource("U", DML_TENSOR_DATA_TYPE_UINT32, bytesOf(numbers), 11, true)
+            .rfind("Resource 'U':\n[ 0] 5 (0x       5)\n[ 1] 0 (0x       0)\n[ 2] 1 (0x       1)\n", 0) == 0);
+  const int8_t minusOne[] = {-1, 0, 0, 0};
+  CHECK(formatResource("I", DML_TENSOR_DATA_TYPE_INT8, bytesOf(minusOne), 1, true) ==
+        std::string("Resource 'I':\n[0] \xFF (0xFF)\n"));
+  CHECK(formatResource("F", DML_TENSOR_DATA_TYPE_FLOAT32, bytesOf(floats), 1, true) ==
+        "Resource 'F':\n[0] 1 (0x3F800000)\n");
+  CHECK_THROWS_WITH(formatResource("X", DML_TENSOR_DATA_TYPE_UNKNOWN, {}, 0, false), "Unexpected DML_TENSOR_DATA_TYPE");
+
+  // Through the tool: verbose ends with a blank line (DxDispatch's endl after the last "\n").
+  auto model = joinModel();
+  model["commands"][1]["verbose"] = true;
+  Run r = runModel(model.dump());
+  CHECK(withoutTimings(r.out) == runningOn() +
+                                     "Compile Op\nDispatch 'join': 1 iterations, T ms median (CPU), T ms median (GPU)\n"
+                                     "Resource 'Out':\n[0] 1 (0x3F800000)\n[1] 2 (0x40000000)\n"
+                                     "[2] 3 (0x40400000)\n[3] 4 (0x40800000)\n\n");
+}
+
+TEST_CASE("dispatch: comments and trailing commas are accepted, other leniencies are not") {
+  std::string text = joinModel().dump(2);
+  // A comment before each line, and a comma before each closing bracket after a value.
+  std::string lenient =
+      "/* lenient */\n" + std::regex_replace(text, std::regex(R"(\n(\s*)([\]\}]))"), ",\n$1// x\n$1$2");
+  lenient = std::regex_replace(lenient, std::regex(R"(\[,)"), "[");  // no comma right after '['
+  Run r = runModel(lenient);
+  CHECK(r.err == "");
+  CHECK(r.code == 0);
+  std::string blanked = "[1, /* , ] */ 2, // ,]\n 3,]";
+  dispatch::blankTrailingCommas(blanked);
+  CHECK(blanked == "[1, /* , ] */ 2, // ,]\n 3 ]");
+  std::string inString = R"({"a,]": "b\",}",})";
+  dispatch::blankTrailingCommas(inString);
+  CHECK(inString == R"({"a,]": "b\",}" })");
+  // A comma with no value before it stays an error, as in RapidJSON.
+  CHECK(parseError("[,]").find("model.json:1:2: JSON parse error:") != std::string::npos);
+  CHECK(parseError("{\"resources\": [1,,]}").find("model.json:1:18: JSON parse error:") != std::string::npos);
+  CHECK(parseError("{'resources': {}}").find("model.json:1:2: JSON parse error:") != std::string::npos);
+  CHECK(parseError("[NaN]").find("model.json:1:2: JSON parse error:") != std::string::npos);
+  // What follows the root value is ignored (RapidJSON's kParseStopWhenDoneFlag).
+  Run trailing = runModel(joinModel().dump() + " trailing text");
+  CHECK(trailing.code == 0);
+}
+
+TEST_CASE("dispatch: a malformed file names file:line:column and what was expected") {
+  TempDir dir;
+  fs::path path = dir.write("bad.json", "{\n  \"resources\": {\n    \"A\": { \"initialValues\": [1 2] }\n");
+  Run r = runModelFile(path);
+  CHECK(r.code == 1);
+  CHECK(r.err == "Failed to parse the model: " + path.string() +
+                     ":3:32: JSON parse error: syntax error while parsing array - unexpected number literal; "
+                     "expected ']'\n");
+  fs::path truncated = dir.write("truncated.json", "{\n  \"resources\": {\n");
+  CHECK(runModelFile(truncated).err ==
+        "Failed to parse the model: " + truncated.string() +
+            ":3:1: JSON parse error: syntax error while parsing object key - unexpected end of input; expected string "
+            "literal\n");
+  fs::path empty = dir.write("empty.json", "");
+  CHECK(runModelFile(empty).err.find(empty.string() + ":1:1: JSON parse error: ") != std::string::npos);
+  fs::path large = dir.write("large.json", "[" + std::string(16 << 20, ' ') + "]");
+  CHECK(runModelFile(large).err ==
+        "Failed to parse the model: " + large.string() + ": the file is larger than 16 MiB\n");
+  fs::path missing = dir.path / "missing.json";
+  CHECK(runModelFile(missing).err == "Failed to parse the model: " + missing.string() + ": not a file\n");
+  fs::path other = dir.write("model.txt", "{}");
+  CHECK(runModelFile(other).err == "Failed to parse the model: " + other.string() + ": expected a .json file\n");
+}
+
+TEST_CASE("dispatch: unknown operators, resources, dispatchables and commands are named, with where they are") {
+  auto model = joinModel();
+  model["dispatchables"]["join"]["type"] = "DML_OPERATOR_ELEMENT_WISE_ADD";
+  std::string text = model.dump(2);
+  CHECK(parseError(text).find(where(text, "\"DML_OPERATOR_ELEMENT_WISE_ADD\"") +
+                              ": dispatchables.join.type: unknown operator 'DML_OPERATOR_ELEMENT_WISE_ADD' "
+                              "(vkdml-dispatch runs DML_OPERATOR_SLICE, ") != std::string::npos);
+  model = joinModel();
+  model["commands"][0]["bindings"]["InputTensors"] = "B";
+  text = model.dump(2);
+  CHECK(parseError(text).find(where(text, "\"B\"") +
+                              ": commands[0].bindings.InputTensors: unknown resource 'B' (the model's resources: A, "
+                              "Out)") != std::string::npos);
+  model = joinModel();
+  model["commands"][1]["resource"] = "Nope";
+  CHECK(parseError(model.dump()).find("commands[1].resource: unknown resource 'Nope'") != std::string::npos);
+  model = joinModel();
+  model["commands"][0]["dispatchable"] = "joins";
+  CHECK(parseError(model.dump())
+            .find("commands[0].dispatchable: unknown dispatchable 'joins' (the model's "
+                  "dispatchables: join)") != std::string::npos);
+  model = joinModel();
+  model["commands"][1]["type"] = "draw";
+  CHECK(parseError(model.dump()).find("commands[1].type: unrecognized command 'draw' (dispatch, print, writeFile)") !=
+        std::string::npos);
+  model = joinModel();
+  model["dispatchables"]["join"]["type"] = "hlsl";
+  CHECK(parseError(model.dump()).find("'hlsl' dispatchables are not supported") != std::string::npos);
+  // Names of enums: with or without the prefix; case-sensitive as DxDispatch's strcmp.
+  model = joinModel();
+  model["dispatchables"]["join"]["type"] = "JOIN";
+  model["resources"]["A"]["initialValuesDataType"] = "DML_TENSOR_DATA_TYPE_FLOAT32";
+  CHECK(runModel(model.dump()).code == 0);
+  model["resources"]["A"]["initialValuesDataType"] = "float32";
+  CHECK(parseError(model.dump())
+            .find("resources.A.initialValuesDataType: 'float32' is not a recognized value for "
+                  "DML_TENSOR_DATA_TYPE") != std::string::npos);
+}
+
+TEST_CASE("dispatch: unknown fields are ignored as DxDispatch ignores them, and named with -v 1") {
+  auto model = joinModel();
+  model["dispatchables"]["join"]["desc"]["OutputTensor"]["Stride"] = {1, 1};
+  model["commands"][0]["bindings"]["OutputTensr"] = "Out";
+  model["resources"]["A"]["comment"] = "a note";
+  std::string text = model.dump(2);
+  Run quiet = runModel(text);
+  CHECK(quiet.code == 0);
+  CHECK(quiet.err == "");
+  Run verbose = runModel(text, {"-v", "1"});
+  CHECK(verbose.code == 0);
+  CHECK(verbose.err.find(where(text, "\"comment\"") +
+                         ": resources.A.comment: unknown field, ignored (as DxDispatch does)") != std::string::npos);
+  CHECK(verbose.err.find(": dispatchables.join.desc.OutputTensor.Stride: unknown field, ignored") != std::string::npos);
+  CHECK(verbose.err.find(": commands[0].bindings.OutputTensr: DML_OPERATOR_JOIN has no bind point 'OutputTensr' "
+                         "(it has InputTensors, OutputTensor); ignored (as DxDispatch does)") != std::string::npos);
+  CHECK(verbose.out.find("Initialize 'join': ") != std::string::npos);
+  CHECK(verbose.out.find("CPU Timings (Hot)  : 1 samples, ") != std::string::npos);
+}
+
+TEST_CASE("dispatch: a descriptor vkdml rejects prints vkdml's error at the field") {
+  auto model = joinModel();
+  model["dispatchables"]["join"]["desc"]["Axis"] = 2;
+  std::string text = model.dump(2);
+  Run r = runModel(text);
+  CHECK(r.code == 1);
+  CHECK(r.out == runningOn());
+  CHECK(r.err.rfind("Failed to execute the model: ", 0) == 0);
+  CHECK(r.err.find(where(text, "\"Axis\": 2", 8) + ": ERROR creating dispatchable 'join': DML_JOIN: Axis: must be < "
+                                                   "OutputTensor.DimensionCount 2, not 2\n") != std::string::npos);
+  model = joinModel();
+  model["dispatchables"]["join"]["desc"]["OutputTensor"]["Sizes"] = {2, 3};
+  r = runModel(model.dump(2));
+  CHECK(r.err.find(": ERROR creating dispatchable 'join': DML_JOIN: ") != std::string::npos);
+  // A binding too short for its tensor: vkdml's binding rule, after DxDispatch's message.
+  model = joinModel();
+  model["commands"][0]["bindings"]["InputTensors"] = {{{"name", "A"}, {"elementOffset", 1}}};
+  r = runModel(model.dump());
+  CHECK(r.code == 1);
+  CHECK(r.err.find("ERROR while binding resources: DML_JOIN: ") != std::string::npos);
+  CHECK(r.err.find("Failed to execute the model: ") != std::string::npos);
+  // Counts that disagree with their arrays never reach vkdml.
+  model = joinModel();
+  model["dispatchables"]["join"]["desc"]["InputCount"] = 2;
+  model["commands"][0]["bindings"]["InputTensors"] = {"A", "A"};
+  r = runModel(model.dump());
+  CHECK(r.err.find("dispatchables.join: DML_OPERATOR_JOIN: InputTensors: has 1 values but InputCount is 2") !=
+        std::string::npos);
+  model = joinModel();
+  model["dispatchables"]["join"]["desc"]["OutputTensor"]["DimensionCount"] = 3;
+  CHECK(parseError(model.dump())
+            .find("dispatchables.join.desc.OutputTensor.DimensionCount: is 3 but Sizes has 2 "
+                  "values") != std::string::npos);
+}
+
+TEST_CASE("dispatch: SLICE and DIAGONAL_MATRIX lower to SLICE1 and DIAGONAL_MATRIX1, or say why they cannot") {
+  const char* slice = R"({"resources": {"in": {"initialValuesDataType": "INT8", "initialValues": {"valueCount": 10,
+      "valueStart": -5, "valueDelta": 1}}, "out": {"initialValuesDataType": "INT8", "initialValues": [0, 0, 0, 0]}},
+    "dispatchables": {"s": {"type": "DML_OPERATOR_SLICE", "desc": {"InputTensor": {"DataType": "INT8", "Sizes": [10]},
+      "OutputTensor": {"DataType": "INT8", "Sizes": [%OUT%]}, "DimensionCount": 1, "Offsets": [%OFFSET%],
+      "Sizes": [%SIZE%], "Strides": [%STRIDE%]}}},
+    "commands": [{"type": "dispatch", "dispatchable": "s", "bindings": {"InputTensor": "in", "OutputTensor": "out"}},
+      {"type": "print", "resource": "out", "verbose": true}]})";
+  auto make = [&](int out, int offset, int size, int stride) {
+    std::string s = slice;
+    for (auto [key, value] :
+         {std::pair<std::string, int>{"%OUT%", out}, {"%OFFSET%", offset}, {"%SIZE%", size}, {"%STRIDE%", stride}})
+      s = std::regex_replace(s, std::regex(key), std::to_string(value));
+    return s;
+  };
+  // The last read is the input's last element: legal for SLICE (Sizes * Strides would pass the end).
+  Run r = runModel(make(4, 0, 4, 3));
+  CHECK(r.code == 0);
+  CHECK(r.out.find("[0] \xFB (0xFB)\n[1] \xFE (0xFE)\n[2] \x01 (0x 1)\n[3] \x04 (0x 4)\n") != std::string::npos);
+  Run past = runModel(make(4, 1, 4, 3));
+  CHECK(past.err.find("dispatchables.s: DML_OPERATOR_SLICE: Offsets[0]: Offsets[0] + (Sizes[0] - 1) * Strides[0] "
+                      "must be < InputTensor.Sizes[0] (1 + 3 * 3 = 10 >= 10)") != std::string::npos);
+  CHECK(runModel(make(4, 0, 4, 0)).err.find("DML_OPERATOR_SLICE: Strides[0]: must be >= 1, not 0") !=
+        std::string::npos);
+  CHECK(
+      runModel(make(3, 0, 4, 1)).err.find("DML_OPERATOR_SLICE: Sizes[0]: must equal OutputTensor.Sizes[0] (4 != 3)") !=
+      std::string::npos);
+
+  const char* diagonal = R"({"resources": {"m": {"initialValuesDataType": "%TYPE%", "initialValues":
+      {"valueCount": 6, "value": 9}}}, "dispatchables": {"d": {"type": "DIAGONAL_MATRIX", "desc": {"OutputTensor":
+      {"DataType": "%TYPE%", "Sizes": [2, 3]}, "Offset": %OFFSET%, "Value": %VALUE%}}},
+    "commands": [{"type": "dispatch", "dispatchable": "d", "bindings": {"OutputTensor": "m"}},
+      {"type": "print", "resource": "m"}]})";
+  auto diag = [&](const char* type, const char* offset, const char* value) {
+    std::string s = std::regex_replace(diagonal, std::regex("%TYPE%"), type);
+    s = std::regex_replace(s, std::regex("%OFFSET%"), offset);
+    return runModel(std::regex_replace(s, std::regex("%VALUE%"), value));
+  };
+  CHECK(diag("INT32", "-1", "-10.6").out.find("Resource 'm': 0, 0, 0, -10, 0, 0\n") != std::string::npos);
+  CHECK(diag("FLOAT16", "0", "2051").out.find("Resource 'm': 2052, 0, 0, 0, 2052, 0\n") != std::string::npos);
+  CHECK(diag("UINT64", "2147483647", "1").out.find("Resource 'm': 0, 0, 0, 0, 0, 0\n") != std::string::npos);
+  CHECK(diag("UINT8", "0", "-1")
+            .err.find("DML_OPERATOR_DIAGONAL_MATRIX: Value: the output type UINT8 cannot hold "
+                      "-1") != std::string::npos);
+  CHECK(diag("INT16", "0", "\"nan\"").err.find("the output type INT16 cannot hold nan") != std::string::npos);
+}
+
+TEST_CASE("dispatch: wrong types and missing fields are named") {
+  struct Case {
+    std::function<void(nlohmann::ordered_json&)> edit;
+    const char* message;
+  };
+  const Case cases[] = {
+      {[](auto& m) { m["resources"]["A"]["initialValues"] = {"x"}; },
+       "resources.A.initialValues[0]: expected a number (or \"nan\", \"inf\", \"-inf\"), got \"x\""},
+      {[](auto& m) { m["resources"]["A"]["initialValues"] = {18446744073709551615u}; },  // no double holds it
+       "resources.A.initialValues[0]: expected a number (or \"nan\", \"inf\", \"-inf\"), got 18446744073709551615"},
+      {[](auto& m) { m["resources"]["Out"]["initialValues"]["valueCount"] = -1; },
+       "resources.Out.initialValues.valueCount: expected an unsigned integer <= 4294967295, got -1"},
+      {[](auto& m) { m["resources"]["Out"]["initialValues"]["valueCount"] = 2.0; },
+       "valueCount: expected an unsigned integer <= 4294967295, got 2"},
+      {[](auto& m) { m["resources"]["A"].erase("initialValues"); }, "resources.A: field 'initialValues' is required"},
+      {[](auto& m) { m["resources"]["A"]["initialValues"] = nlohmann::ordered_json::array(); },
+       "resources.A.initialValues: 'initialValues' must be non-empty"},
+      {[](auto& m) { m["resources"]["A"]["initialValues"] = "deferred"; }, "\"deferred\" resources are ONNX"},
+      {[](auto& m) {
+         m["resources"]["A"]["initialValues"] = {{"valueCount", 2}};
+       },
+       "unknown generator type"},
+      {[](auto& m) {
+         m["resources"]["A"]["initialValues"] = {{"valueCount", 2}, {"value", 1}, {"valueStart", 1}};
+       },
+       "'value', 'valueStart' and 'sourcePath' are mutually exclusive"},
+      {[](auto& m) {
+         m["resources"]["A"]["initialValues"] = {{"valueCount", 2}, {"valueStart", 1}};
+       },
+       "resources.A.initialValues: field 'valueDelta' is required"},
+      {[](auto& m) {
+         m["resources"]["A"]["initialValuesDataType"] = "UINT8";
+         m["resources"]["A"]["initialValues"] = {1, 256};
+       },
+       "resources.A.initialValues[1]: expected an unsigned integer <= 255, got 256"},
+      {[](auto& m) { m["resources"]["A"]["sizeInBytes"] = 8; },
+       "the buffer size (8 bytes) is too small for the initialValues (16 bytes) at offset 0 bytes"},
+      {[](auto& m) { m["dispatchables"]["join"]["desc"].erase("Axis"); },
+       "dispatchables.join.desc: field 'Axis' is required"},
+      {[](auto& m) { m["dispatchables"]["join"]["desc"]["InputTensors"] = "A"; },
+       "dispatchables.join.desc.InputTensors: expected an array, got \"A\""},
+      {[](auto& m) { m["dispatchables"]["join"]["desc"]["OutputTensor"] = nullptr; },
+       "dispatchables.join.desc.OutputTensor: expected a non-null JSON object, got null"},
+      {[](auto& m) { m["dispatchables"]["join"]["desc"]["OutputTensor"]["Flags"] = "OWNED"; },
+       "'OWNED' is not a recognized value of DML_TENSOR_FLAG_* (NONE, OWNED_BY_DML)"},
+      {[](auto& m) { m["dispatchables"]["join"].erase("type"); }, "dispatchables.join: field 'type' is required"},
+      {[](auto& m) { m["commands"][0].erase("bindings"); }, "commands[0]: field 'bindings' is required"},
+      {[](auto& m) { m["commands"][0]["bindings"] = {1}; }, "expected an object field named 'bindings', got an array"},
+      {[](auto& m) { m["commands"][0]["bindings"]["InputTensors"] = 3; },
+       "commands[0].bindings.InputTensors: expected a resource name or an object with 'name', got 3"},
+      {[](auto& m) {
+         m["commands"][0]["bindings"]["OutputTensor"] = {"Out", "A"};
+       },
+       "commands[0].bindings.OutputTensor: bind point 'OutputTensor' requires 1 resources, but 2 were bound"},
+      {[](auto& m) { m["commands"][1]["verbose"] = 1; }, "commands[1].verbose: expected true or false, got 1"},
+      {[](auto& m) { m.erase("commands"); }, "expected an array field named 'commands'"},
+      {[](auto& m) { m["resources"] = nlohmann::ordered_json::array(); }, "expected an object named 'resources'"},
+  };
+  for (const auto& c : cases) {
+    auto model = joinModel();
+    c.edit(model);
+    CAPTURE(model.dump());
+    std::string error = parseError(model.dump());
+    CAPTURE(error);
+    CHECK(error.find(c.message) != std::string::npos);
+    CHECK(error.find("/model.json:1:") != std::string::npos);  // with the line and column
+  }
+}
+
+TEST_CASE("dispatch: resource sizes are checked before anything is allocated") {
+  auto model = joinModel();
+  model["resources"]["Out"] = {{"initialValuesDataType", "FLOAT64"},
+                               {"initialValues", {{"valueCount", 4294967295u}, {"value", 1}}}};
+  CHECK(parseError(model.dump())
+            .find("resources.Out.initialValues.valueCount: the resource would hold 34359738360 "
+                  "bytes, more than the 4294967296 a resource may hold") != std::string::npos);
+  model = joinModel();
+  model["resources"]["Out"]["sizeInBytes"] = 1ull << 40;
+  CHECK(parseError(model.dump()).find("resources.Out.sizeInBytes: the resource would hold 1099511627776 bytes") !=
+        std::string::npos);
+  // The parser's limit is an option (the fuzzer's is small).
+  dispatch::ParseOptions small;
+  small.maxResourceBytes = 8;
+  auto doc = dispatch::JsonDocument::parse(joinModel().dump(), "model.json");
+  CHECK_THROWS_WITH_AS(dispatch::parseModel(doc, small),
+                       (where(joinModel().dump(), "[1,2,3,4]") +
+                        ": resources.A.initialValues: the resource would hold 16 bytes, more than the 8 a resource may "
+                        "hold")
+                           .c_str(),
+                       dispatch::ModelError);
+}
+
+TEST_CASE("dispatch: initializers: sequences in the element type, constants, typed lists, files") {
+  TempDir dir;
+  // A .npy file (as numpy writes one) and a raw file as sources.
+  const uint8_t header[] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 118, 0};
+  std::string npy(reinterpret_cast<const char*>(header), sizeof header);
+  std::string dict = "{'descr': '>i2', 'fortran_order': False, 'shape': (3,), }";
+  npy += dict + std::string(117 - dict.size(), ' ') + "\n";
+  npy += std::string("\x00\x01\xFF\xFE\x01\x00", 6);  // big-endian 1, -2, 256
+  dir.write("values.npy", npy);
+  dir.write("raw.bin", std::string("\x07\x00\x08\x00", 4));
+  const std::string model = R"({
+    "resources": {
+      "u8": { "initialValuesDataType": "UINT8", "initialValues": { "valueCount": 4, "valueStart": 254, "valueDelta": 1 } },
+      "f32": { "initialValuesDataType": "FLOAT32", "initialValues": { "valueCount": 3, "valueStart": 0.1, "valueDelta": 0.2 } },
+      "i64": { "initialValuesDataType": "INT64", "initialValues": { "valueCount": 2, "value": -9223372036854775808 } },
+      "f64": { "initialValuesDataType": "FLOAT64", "initialValues": ["nan", "-INF", 1e300, 1152921504606846976, -9223372036854775808] },
+      "mixed": { "initialValues": [ { "type": "UINT16", "value": 1 }, { "type": "INT8", "value": -1, "name": "x" } ] },
+      "npy": { "initialValues": { "sourcePath": "values.npy" } },
+      "raw": { "initialValuesDataType": "INT16", "initialValues": { "sourcePath": "raw.bin" } }
+    },
+    "dispatchables": {},
+    "commands": [
+      { "type": "print", "resource": "u8", "verbose": true }, { "type": "print", "resource": "f32" },
+      { "type": "print", "resource": "i64" }, { "type": "print", "resource": "f64" },
+      { "type": "print", "resource": "npy" }, { "type": "print", "resource": "raw" },
+      { "type": "writeFile", "resource": "npy", "targetPath": "out/copy.npy", "dimensions": [1, 3] },
+      { "type": "writeFile", "resource": "mixed", "targetPath": "mixed.bin" },
+      { "type": "print", "resource": "mixed" }
+    ]
+  })";
+  Run r = runModelFile(dir.write("model.json", model), {"--output_path", dir.path.string()});
+  CHECK(r.out == runningOn() + "Resource 'u8':\n[0] \xFE (0xFE)\n[1] \xFF (0xFF)\n[2] " + std::string(1, '\0') +
+                     " (0x 0)\n[3] \x01 (0x 1)\n\n"
+                     "Resource 'f32': 0.1, 0.3, 0.5\n"
+                     "Resource 'i64': -9223372036854775808, -9223372036854775808\n"
+                     "Resource 'f64': nan, -inf, 1e+300, 1.15292e+18, -9.22337e+18\n"
+                     "Resource 'npy': 1, -2, 256\n"
+                     "Resource 'raw': 7, 8\n"
+                     "Resource 'npy' written to '" +
+                     (dir.path / "out/copy.npy").string() + "'\nResource 'mixed' written to '" +
+                     (dir.path / "mixed.bin").string() + "'\n");
+  // The mixed list has no type to print with; DxDispatch's message.
+  CHECK(r.err == "Failed to execute the model: " + (dir.path / "model.json").string() +
+                     where(model, "{ \"type\": \"print\", \"resource\": \"mixed\" }").substr(10) +
+                     ": Failed to print resource: Unexpected DML_TENSOR_DATA_TYPE\n");
+  CHECK(r.code == 1);
+  std::ifstream copy(dir.path / "out/copy.npy", std::ios::binary);
+  std::string written((std::istreambuf_iterator<char>(copy)), std::istreambuf_iterator<char>());
+  CHECK(written.size() == 128 + 8);  // the header padded to a multiple of 64 bytes; 3 INT16 padded to 8
+  CHECK(written.substr(10, 56) == "{'descr':'<i2', 'fortran_order':False, 'shape':(1,3,), }");
+  CHECK(written.substr(66, 62) == std::string(61, ' ') + "\n");
+  CHECK(written.substr(128, 6) == std::string("\x01\x00\xFE\xFF\x00\x01", 6));
+  std::ifstream mixed(dir.path / "mixed.bin", std::ios::binary);
+  std::string mixedBytes((std::istreambuf_iterator<char>(mixed)), std::istreambuf_iterator<char>());
+  CHECK(mixedBytes == std::string("\x01\x00\xFF\x00", 4));  // packed, then padded to 4
+}
+
+TEST_CASE("dispatch: options as DxDispatch's: iterations, repeat, timing lines, usage errors") {
+  const std::string model = modelsDir() + "/join_parts.json";
+  Run r = runModelFile(model, {"-i", "3", "-r", "2"});
+  CHECK(r.code == 0);
+  CHECK(std::regex_search(r.out, std::regex(R"(\nDispatch 'join': 3 iterations, \d+\.\d{4} ms median \(CPU\), )"
+                                            R"(\d+\.\d{6} ms median \(GPU\)\n)")));
+  // Rerunning the join on its own output changes nothing: nothing is reset between iterations.
+  CHECK(r.out.find("Resource 'joined': 50, 60, -1, -2, -3, 90, 100, 110, 120\n") != std::string::npos);
+  r = runModelFile(model, {"--max_gpu_time_measurements=0", "-v", "2", "--dispatch_iterations=2"});
+  CHECK(r.out.find("Dispatch 'join': 2 iterations\nCPU Timings (Cold) : 1 samples, ") != std::string::npos);
+  CHECK(r.out.find("GPU Timings") == std::string::npos);
+  CHECK(
+      std::regex_search(r.out, std::regex(R"(The timings of each iteration: \niteration 0: \d+\.\d{4} ms \(CPU\)\n)")));
+  r = runModelFile(model, {"-t", "1"});  // at least one iteration, then the time is up
+  CHECK(std::regex_search(r.out, std::regex(R"(Dispatch 'join': [1-9]\d* iterations, )")));
+
+  std::ostringstream out, err;
+  CHECK(dispatch::runTool({"--bogus", model}, out, err) == 2);
+  CHECK(err.str().rfind("vkdml-dispatch: unknown option '--bogus'\n", 0) == 0);
+  CHECK(dispatch::runTool({"-i", "many", model}, out, err) == 2);
+  CHECK(dispatch::runTool({"-v", "3", model}, out, err) == 2);
+  CHECK(dispatch::runTool({"-i"}, out, err) == 2);
+  CHECK(dispatch::runTool({"-d"}, out, err) == 2);  // no model
+  std::ostringstream help;
+  CHECK(dispatch::runTool({}, help, err) == 0);  // no arguments: the help, as DxDispatch
+  CHECK(help.str().find("usage: vkdml-dispatch") != std::string::npos);
+  CHECK(dispatch::parseCommandLine({"-i7", "-m", "x.json"}).iterations == 7);
+  CHECK(dispatch::parseCommandLine({"--iterations", "9", "x.json"}).iterations == 9);
+  CHECK(dispatch::parseCommandLine({"-a", "1", "x.json"}).adapter == "1");
+}
+
+TEST_CASE("dispatch: the descriptor builder takes what the parser accepts without reading past an array") {
+  // Tensor arrays of every operator with DimensionCount disagreeing with the
+  // arrays: each is refused by the builder (or vkdml), never read past.
+  const char* ops[] = {
+      R"("type": "SLICE1", "InputTensor": {"DataType": "INT8", "Sizes": [4]}, "OutputTensor": {"DataType": "INT8",
+         "Sizes": [4]}, "DimensionCount": 2, "InputWindowOffsets": [0], "InputWindowSizes": [4], "InputWindowStrides": [1])",
+      R"("type": "CONVOLUTION_INTEGER", "InputTensor": {"DataType": "UINT8", "Sizes": [1, 1, 3, 3]}, "FilterTensor":
+         {"DataType": "UINT8", "Sizes": [1, 1, 1, 1]}, "OutputTensor": {"DataType": "INT32", "Sizes": [1, 1, 3, 3]},
+         "DimensionCount": 2, "Strides": [1, 1], "Dilations": [1], "StartPadding": [], "EndPadding": [0, 0], "GroupCount": 1)",
+  };
+  const char* fields[] = {"InputWindowOffsets: has 1 values but DimensionCount is 2",
+                          "Dilations: has 1 values but DimensionCount is 2"};
+  for (size_t i = 0; i < 2; ++i) {
+    std::string text =
+        std::string(R"({"resources": {}, "dispatchables": {"op": {)") + ops[i] + R"(}}, "commands": []})";
+    auto doc = dispatch::JsonDocument::parse(text, "m.json");
+    dispatch::Model model = dispatch::parseModel(doc);
+    CHECK_THROWS_WITH_AS(dispatch::buildDescriptor(model.dispatchables[0]), doctest::Contains(fields[i]),
+                         dispatch::ModelError);
+  }
+}

@@ -1,0 +1,378 @@
+// volk first: it declares Vulkan's functions as pointers (vkdml.hpp includes vulkan_core.h).
+#include <volk.h>
+
+#include "executor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <ostream>
+#include <thread>
+
+#include "descriptors.hpp"
+#include "npy.hpp"
+#include "printer.hpp"
+#include "resource_init.hpp"
+
+namespace dispatch {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string format(const char* fmt, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, fmt, value);
+  return buffer;
+}
+
+// DxDispatch's Timings::Stats over a run of samples.
+struct Stats {
+  size_t count = 0;
+  double average = 0, median = 0, min = 0, max = 0;
+};
+Stats statsOf(std::vector<double> samples) {
+  Stats s;
+  if (samples.empty()) return s;
+  std::sort(samples.begin(), samples.end());
+  s.count = samples.size();
+  s.average = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(samples.size());
+  s.median = samples[samples.size() / 2];
+  s.min = samples.front();
+  s.max = samples.back();
+  return s;
+}
+// The first samples (at most maxWarmup, always leaving one) are cold.
+std::pair<Stats, Stats> coldAndHot(const std::vector<double>& samples, size_t maxWarmup) {
+  if (samples.empty()) return {};
+  size_t cold = std::min(samples.size() - 1, maxWarmup);
+  return {statsOf({samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(cold)}),
+          statsOf({samples.begin() + static_cast<std::ptrdiff_t>(cold), samples.end()})};
+}
+std::string statsLine(const char* label, const Stats& s) {
+  return std::string(label) + " : " + std::to_string(s.count) + " samples, " + format("%.4f", s.average) +
+         " ms average, " + format("%.4f", s.min) + " ms min, " + format("%.4f", s.median) + " ms median, " +
+         format("%.4f", s.max) + " ms max";
+}
+
+// GPU timestamps around each iteration's dispatches, through vkdml's
+// device with the caller's own Vulkan calls (volk).
+class GpuTimer {
+ public:
+  GpuTimer(vkdml::Device& device, uint32_t maxSamples) : device_(device) {
+    if (volkInitialize() != VK_SUCCESS) throw std::runtime_error("no Vulkan loader");
+    volkLoadInstanceOnly(device.instance());
+    volkLoadDeviceTable(&vk_, device.device());
+    if (maxSamples == 0 || device.info().timestampPeriodNs == 0) return;
+    uint32_t count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(device.physicalDevice(), &count, nullptr);
+    std::vector<VkQueueFamilyProperties> families(count);
+    vkGetPhysicalDeviceQueueFamilyProperties(device.physicalDevice(), &count, families.data());
+    const uint32_t bits =
+        device.queueFamilyIndex() < count ? families[device.queueFamilyIndex()].timestampValidBits : 0;
+    if (bits == 0) return;
+    mask_ = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+    VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    info.queryCount = 2;
+    if (vk_.vkCreateQueryPool(device.device(), &info, nullptr, &pool_) != VK_SUCCESS) pool_ = VK_NULL_HANDLE;
+  }
+  ~GpuTimer() {
+    if (pool_) vk_.vkDestroyQueryPool(device_.device(), pool_, nullptr);
+  }
+  GpuTimer(const GpuTimer&) = delete;
+  GpuTimer& operator=(const GpuTimer&) = delete;
+
+  // Records `work` between two timestamps (when timing), submits and waits.
+  void run(const std::function<void(VkCommandBuffer)>& work) {
+    device_.submitAndWait([&](VkCommandBuffer cmd) {
+      if (pool_) {
+        vk_.vkCmdResetQueryPool(cmd, pool_, 0, 2);
+        vk_.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, pool_, 0);
+      }
+      work(cmd);
+      if (pool_) vk_.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool_, 1);
+    });
+  }
+  // The last run's GPU time in milliseconds, if timed.
+  std::optional<double> lastMilliseconds() {
+    if (!pool_) return std::nullopt;
+    uint64_t stamps[2] = {};
+    if (vk_.vkGetQueryPoolResults(device_.device(), pool_, 0, 2, sizeof stamps, stamps, 8,
+                                  VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT) != VK_SUCCESS)
+      return std::nullopt;
+    return double((stamps[1] - stamps[0]) & mask_) * device_.info().timestampPeriodNs / 1e6;
+  }
+  // Orders one recorded dispatch before the next (DxDispatch's post-dispatch UAV barrier).
+  void barrier(VkCommandBuffer cmd) {
+    VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+    b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    vk_.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &b,
+                             0, nullptr, 0, nullptr);
+  }
+
+ private:
+  vkdml::Device& device_;
+  VolkDeviceTable vk_{};
+  VkQueryPool pool_ = VK_NULL_HANDLE;
+  uint64_t mask_ = 0;
+};
+
+struct Prepared {
+  const Dispatchable* model;
+  std::unique_ptr<BuiltDescriptor> built;
+  vkdml::Operator op;
+  vkdml::CompiledOperator compiled;
+};
+
+class Executor {
+ public:
+  Executor(vkdml::Device& device, const Model& model, const Options& options, std::ostream& out, std::ostream& err)
+      : device_(device), model_(model), options_(options), out_(out), err_(err) {}
+
+  void run() {
+    createResources();
+    createDispatchables();
+    initializeDispatchables();
+    for (const auto& command : model_.commands)
+      std::visit([&](const auto& c) { runCommand(c, command.where); }, command.command);
+  }
+
+ private:
+  void createResources() {
+    for (const auto& r : model_.resources) {
+      std::vector<uint8_t> contents = initialContents(r);
+      try {
+        vkdml::Buffer buffer = device_.createBuffer(r.sizeInBytes);
+        buffer.upload(contents.data(), contents.size());
+        buffers_.emplace(r.name, buffer);
+      } catch (const vkdml::Error& e) {
+        throw ModelError(r.where, "resource '" + r.name + "': " + e.what());
+      }
+    }
+  }
+
+  void createDispatchables() {
+    for (const auto& d : model_.dispatchables) {
+      Prepared p{&d, buildDescriptor(d), {}, {}};
+      try {
+        p.op = device_.createOperator(p.built->desc);
+      } catch (const vkdml::Error& e) {
+        throw ModelError(d.locate(e.field()), "ERROR creating dispatchable '" + d.name + "': " + e.what());
+      }
+      prepared_.push_back(std::move(p));
+    }
+  }
+
+  void initializeDispatchables() {
+    for (auto& p : prepared_) {
+      auto start = Clock::now();
+      out_ << (p.model->compileGraph ? "Compiling op using IDMLDevice1::CompileGraph" : "Compile Op") << std::endl;
+      try {
+        p.compiled = device_.compileOperator(p.op);
+      } catch (const vkdml::Error& e) {
+        throw ModelError(p.model->where, "ERROR while initializing '" + p.model->name + "': " + e.what());
+      }
+      if (options_.timingVerbosity >= 1)
+        out_ << "Initialize '" << p.model->name << "': " << format("%.4f", millisecondsSince(start)) << " ms"
+             << std::endl;
+    }
+  }
+
+  Prepared& prepared(const std::string& name) {
+    for (auto& p : prepared_)
+      if (p.model->name == name) return p;
+    throw ModelError({}, "no dispatchable '" + name + "'");  // names were checked when parsed
+  }
+
+  // The bindings of a dispatch, in DirectML's order: each bind point's
+  // resources from the command, else from the dispatchable's own
+  // initialization bindings (OWNED_BY_DML tensors: vkdml has no separate
+  // initialization, so they are bound with every dispatch), else none.
+  void resolve(const Dispatchable& d, const std::vector<BindPoint>& bindings, std::vector<vkdml::BufferBinding>& inputs,
+               std::vector<vkdml::BufferBinding>& outputs) {
+    for (const auto& point : bindPoints(d.desc)) {
+      auto& list = point.output ? outputs : inputs;
+      auto find = [&](const std::vector<BindPoint>& from) -> const BindPoint* {
+        for (const auto& b : from)
+          if (b.name == point.name) return &b;
+        return nullptr;
+      };
+      const BindPoint* bound = find(bindings);
+      if (!bound) bound = find(d.initBindings);
+      if (!bound) {
+        list.insert(list.end(), point.resourceCount, vkdml::BufferBinding{});
+        continue;
+      }
+      for (const auto& source : bound->sources) {
+        const Resource& r = *model_.findResource(source.resource);
+        uint64_t elementSize =
+            source.elementSizeInBytes ? source.elementSizeInBytes : DMLElementSizeInBytes(r.dataType);
+        if (elementSize != 0 && source.elementOffset > r.sizeInBytes / elementSize)
+          throw ModelError(source.where, "Failed to resolve bindings: elementOffset " +
+                                             std::to_string(source.elementOffset) + " * " +
+                                             std::to_string(elementSize) + " bytes lies past the end of resource '" +
+                                             r.name + "' (" + std::to_string(r.sizeInBytes) + " bytes)");
+        uint64_t offset = source.elementOffset * elementSize;
+        list.push_back({&buffers_.at(r.name), offset, r.sizeInBytes - offset});
+      }
+    }
+  }
+
+  void runCommand(const DispatchCommand& c, const Location& where) {
+    Prepared& p = prepared(c.dispatchable);
+    std::vector<vkdml::BufferBinding> inputs, outputs;
+    resolve(*p.model, c.bindings, inputs, outputs);
+    // DIAGONAL_MATRIX has no input; the DIAGONAL_MATRIX1 it becomes has an optional one, left unbound.
+    if (inputs.size() < p.op.inputCount()) inputs.resize(p.op.inputCount());
+    if (!timer_) timer_ = std::make_unique<GpuTimer>(device_, options_.maxGpuTimeMeasurements);
+
+    std::vector<double> cpu, gpu;
+    uint64_t gpuOverwritten = 0;
+    const uint32_t repeat = std::max<uint32_t>(options_.repeat, 1);
+    const uint64_t iterations = options_.millisecondsToRun ? UINT32_MAX : options_.iterations;
+    auto loopStart = Clock::now();
+    uint64_t completed = 0;
+    for (bool timedOut = false; !timedOut && completed < iterations; ++completed) {
+      auto iterationStart = Clock::now();
+      vkdml::BindingTable table;
+      try {
+        table = p.compiled.createBindingTable();
+        table.bindInputs(inputs);
+        table.bindOutputs(outputs);
+      } catch (const vkdml::Error& e) {
+        err_ << "ERROR while binding resources: " << e.what() << "\n" << std::endl;
+        throw ModelError(where, std::string("Failed to execute dispatchable: ") + e.what());
+      }
+      auto dispatchStart = Clock::now();
+      try {
+        timer_->run([&](VkCommandBuffer cmd) {
+          for (uint32_t r = 0; r < repeat; ++r) {
+            p.compiled.record(cmd, table);
+            if (options_.postDispatchBarrier) timer_->barrier(cmd);
+          }
+        });
+      } catch (const vkdml::Error& e) {
+        throw ModelError(where, std::string("Failed to execute dispatchable: ") + e.what());
+      }
+      cpu.push_back(millisecondsSince(dispatchStart) / repeat);
+      if (auto ms = timer_->lastMilliseconds()) {
+        gpu.push_back(*ms / repeat);
+        if (gpu.size() > options_.maxGpuTimeMeasurements) {  // a ring of that many, as DxDispatch's
+          gpu.erase(gpu.begin());
+          ++gpuOverwritten;
+        }
+      }
+      double sleep = std::max(0.0, options_.intervalMilliseconds - millisecondsSince(iterationStart));
+      if (options_.millisecondsToRun && millisecondsSince(loopStart) + sleep > *options_.millisecondsToRun)
+        timedOut = true;
+      else if (sleep > 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(sleep)));
+    }
+    report(c.dispatchable, completed, cpu, gpu, gpuOverwritten);
+  }
+
+  void report(const std::string& name, uint64_t completed, const std::vector<double>& cpu,
+              const std::vector<double>& gpu, uint64_t gpuOverwritten) {
+    if (completed == 0) return;
+    const size_t warmup = options_.warmupSamples;
+    auto [cpuCold, cpuHot] = coldAndHot(cpu, warmup);
+    auto [gpuCold, gpuHot] = coldAndHot(gpu, std::max<size_t>(warmup, gpuOverwritten) - gpuOverwritten);
+    std::string head = "Dispatch '" + name + "': " + std::to_string(completed) + " iterations";
+    if (options_.timingVerbosity == 0) {
+      out_ << head << ", " << format("%.4f", cpuHot.median) << " ms median (CPU)";
+      if (!gpu.empty()) out_ << ", " << format("%.6f", gpuHot.median) << " ms median (GPU)";
+      out_ << std::endl;
+    } else {
+      out_ << head << std::endl;
+      if (cpuCold.count) out_ << statsLine("CPU Timings (Cold)", cpuCold) << std::endl;
+      if (gpuCold.count) out_ << statsLine("GPU Timings (Cold)", gpuCold) << std::endl;
+      if (cpuHot.count) out_ << statsLine("CPU Timings (Hot) ", cpuHot) << std::endl;
+      if (gpuHot.count) out_ << statsLine("GPU Timings (Hot) ", gpuHot) << std::endl;
+      if (gpuOverwritten) out_ << "GPU samples buffer has " << gpuOverwritten << " samples overwritten." << std::endl;
+    }
+    if (options_.timingVerbosity >= 2) {
+      out_ << "The timings of each iteration: " << std::endl;
+      for (uint64_t i = 0; i < completed; ++i) {
+        out_ << "iteration " << i << ": " << format("%.4f", cpu[i]) << " ms (CPU)";
+        if (!gpu.empty() && i >= gpuOverwritten) out_ << ", " << format("%.4f", gpu[i - gpuOverwritten]) << " ms (GPU)";
+        out_ << std::endl;
+      }
+    }
+  }
+
+  std::vector<uint8_t> download(const Resource& r) {
+    std::vector<uint8_t> bytes(r.sizeInBytes);
+    buffers_.at(r.name).download(bytes.data(), bytes.size());
+    return bytes;
+  }
+
+  void runCommand(const PrintCommand& c, const Location& where) {
+    const Resource& r = *model_.findResource(c.resource);
+    try {
+      const uint32_t size = DMLElementSizeInBytes(r.dataType);
+      // The initializer's elements: not the buffer's padding or extra size.
+      std::string text = formatResource(r.name, r.dataType, download(r), size ? r.initialBytes / size : 0, c.verbose);
+      out_ << text << std::endl;
+    } catch (const std::exception& e) {
+      throw ModelError(where, std::string("Failed to print resource: ") + e.what());
+    }
+  }
+
+  void runCommand(const WriteFileCommand& c, const Location&) {
+    namespace fs = std::filesystem;
+    const Resource& r = *model_.findResource(c.resource);
+    std::error_code ec;
+    // As DxDispatch: absolute(outputPath / targetPath), outputPath the current folder by default.
+    fs::path base = options_.outputPath.empty() ? fs::current_path(ec) : fs::path(options_.outputPath);
+    fs::path target = fs::absolute(base / c.targetPath, ec);
+    try {
+      std::vector<uint8_t> bytes = download(r);
+      std::string extension = target.extension().string();
+      std::transform(extension.begin(), extension.end(), extension.begin(),
+                     [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+      if (extension == ".npy") {
+        const uint32_t size = DMLElementSizeInBytes(r.dataType);
+        if (size == 0) throw std::invalid_argument("the resource has no data type");
+        std::vector<uint32_t> dims = c.dimensions;
+        if (dims.empty()) dims.push_back(static_cast<uint32_t>(r.sizeInBytes / size));
+        bytes = writeNpy(r.dataType, dims, bytes);
+      } else if (extension == ".png" || extension == ".jpg") {
+        throw std::invalid_argument("image files are not supported by vkdml-dispatch");
+      }
+      if (target.has_parent_path()) fs::create_directories(target.parent_path());
+      std::ofstream file(target, std::ios::binary | std::ios::trunc);
+      if (!file) throw std::runtime_error("Could not open file");
+      file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      if (!file) throw std::runtime_error("Could not write file");
+      out_ << "Resource '" << r.name << "' written to '" << target.string() << "'" << std::endl;
+    } catch (const std::exception& e) {
+      err_ << "Failed to write resource to file '" << target.string() << "': " << e.what() << std::endl;
+    }
+  }
+
+  vkdml::Device& device_;
+  const Model& model_;
+  const Options& options_;
+  std::ostream& out_;
+  std::ostream& err_;
+  std::map<std::string, vkdml::Buffer> buffers_;
+  std::vector<Prepared> prepared_;
+  std::unique_ptr<GpuTimer> timer_;
+};
+
+}  // namespace
+
+void execute(vkdml::Device& device, const Model& model, const Options& options, std::ostream& out, std::ostream& err) {
+  Executor(device, model, options, out, err).run();
+}
+
+}  // namespace dispatch

@@ -1,0 +1,162 @@
+#include "npy.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace dispatch {
+
+namespace {
+
+const uint8_t kMagic[] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+
+// The value of `key` in the header dictionary ("'descr': '<f4'" -> "<f4";
+// the shape keeps its parentheses).
+std::string dictValue(const std::string& header, const std::string& key) {
+  size_t k = header.find("'" + key + "'");
+  if (k == std::string::npos) k = header.find("\"" + key + "\"");
+  if (k == std::string::npos) throw std::runtime_error("the .npy header has no '" + key + "'");
+  size_t colon = header.find(':', k + key.size() + 2);
+  if (colon == std::string::npos) throw std::runtime_error("the .npy header is malformed");
+  size_t start = header.find_first_not_of(" ", colon + 1);
+  if (start == std::string::npos) throw std::runtime_error("the .npy header is malformed");
+  size_t end;
+  if (header[start] == '(') {
+    end = header.find(')', start);
+    if (end == std::string::npos) throw std::runtime_error("the .npy header's shape is malformed");
+    return header.substr(start, end - start + 1);
+  }
+  if (header[start] == '\'' || header[start] == '"') {
+    end = header.find(header[start], start + 1);
+    if (end == std::string::npos) throw std::runtime_error("the .npy header is malformed");
+    return header.substr(start + 1, end - start - 1);
+  }
+  end = header.find_first_of(",}", start);
+  return header.substr(start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+// DxDispatch's MapNumPyArrayDataTypeToDml: a type letter, then an optional size.
+DML_TENSOR_DATA_TYPE typeOf(const std::string& descr, bool& bigEndian) {
+  bigEndian = false;
+  char letter = 0;
+  uint32_t size = 0;
+  for (char c : descr) {
+    if (c == '>')
+      bigEndian = true;
+    else if (c == '<' || c == '=' || c == '|')
+      bigEndian = false;
+    else if (c >= '0' && c <= '9')
+      size = std::min<uint32_t>(size * 10 + uint32_t(c - '0'), 1000);
+    else if (letter == 0)
+      letter = c;
+    else
+      throw std::runtime_error("unsupported dtype '" + descr + "'");
+  }
+  struct Code {
+    char letter;
+    uint32_t size;
+    DML_TENSOR_DATA_TYPE type;
+  };
+  static const Code kCodes[] = {
+      {'?', 0, DML_TENSOR_DATA_TYPE_UINT8},   {'?', 1, DML_TENSOR_DATA_TYPE_UINT8},
+      {'b', 0, DML_TENSOR_DATA_TYPE_INT8},    {'B', 0, DML_TENSOR_DATA_TYPE_UINT8},
+      {'h', 0, DML_TENSOR_DATA_TYPE_INT16},   {'H', 0, DML_TENSOR_DATA_TYPE_UINT16},
+      {'i', 0, DML_TENSOR_DATA_TYPE_INT32},   {'u', 0, DML_TENSOR_DATA_TYPE_UINT32},
+      {'f', 0, DML_TENSOR_DATA_TYPE_FLOAT32}, {'d', 0, DML_TENSOR_DATA_TYPE_FLOAT64},
+      {'i', 1, DML_TENSOR_DATA_TYPE_INT8},    {'i', 2, DML_TENSOR_DATA_TYPE_INT16},
+      {'i', 4, DML_TENSOR_DATA_TYPE_INT32},   {'i', 8, DML_TENSOR_DATA_TYPE_INT64},
+      {'b', 1, DML_TENSOR_DATA_TYPE_INT8},    {'h', 2, DML_TENSOR_DATA_TYPE_INT16},
+      {'u', 1, DML_TENSOR_DATA_TYPE_UINT8},   {'u', 2, DML_TENSOR_DATA_TYPE_UINT16},
+      {'u', 4, DML_TENSOR_DATA_TYPE_UINT32},  {'u', 8, DML_TENSOR_DATA_TYPE_UINT64},
+      {'B', 1, DML_TENSOR_DATA_TYPE_UINT8},   {'H', 2, DML_TENSOR_DATA_TYPE_UINT16},
+      {'f', 2, DML_TENSOR_DATA_TYPE_FLOAT16}, {'f', 4, DML_TENSOR_DATA_TYPE_FLOAT32},
+      {'f', 8, DML_TENSOR_DATA_TYPE_FLOAT64}, {'d', 8, DML_TENSOR_DATA_TYPE_FLOAT64},
+  };
+  for (const auto& code : kCodes)
+    if (code.letter == letter && code.size == size) return code.type;
+  throw std::runtime_error("unsupported dtype '" + descr + "'");
+}
+
+}  // namespace
+
+NpyArray readNpy(const std::vector<uint8_t>& file) {
+  if (file.size() < 10 || !std::equal(kMagic, kMagic + 6, file.begin()))
+    throw std::runtime_error("not a NumPy array file (no \\x93NUMPY signature)");
+  const uint8_t major = file[6];
+  if (major < 1 || major > 3)
+    throw std::runtime_error("NumPy format version " + std::to_string(major) + " is not supported");
+  size_t headerStart = major == 1 ? 10 : 12;
+  if (file.size() < headerStart) throw std::runtime_error("the .npy header is truncated");
+  uint64_t headerLength =
+      major == 1 ? uint64_t(file[8]) | uint64_t(file[9]) << 8
+                 : uint64_t(file[8]) | uint64_t(file[9]) << 8 | uint64_t(file[10]) << 16 | uint64_t(file[11]) << 24;
+  if (headerLength > file.size() - headerStart) throw std::runtime_error("the .npy header is truncated");
+  const std::string header(file.begin() + static_cast<std::ptrdiff_t>(headerStart),
+                           file.begin() + static_cast<std::ptrdiff_t>(headerStart + headerLength));
+  NpyArray array;
+  bool bigEndian = false;
+  array.dataType = typeOf(dictValue(header, "descr"), bigEndian);
+  if (dictValue(header, "fortran_order") != "False") throw std::runtime_error("Fortran order is not supported");
+  const std::string shape = dictValue(header, "shape");
+  uint64_t count = 1;
+  for (size_t i = 0; i < shape.size();) {
+    if (shape[i] < '0' || shape[i] > '9') {
+      ++i;
+      continue;
+    }
+    uint64_t dim = 0;
+    for (; i < shape.size() && shape[i] >= '0' && shape[i] <= '9'; ++i) {
+      dim = dim * 10 + uint64_t(shape[i] - '0');
+      if (dim > UINT32_MAX) throw std::runtime_error("a dimension of the shape " + shape + " exceeds 2^32 - 1");
+    }
+    array.shape.push_back(static_cast<uint32_t>(dim));
+    count *= dim;
+    if (count > UINT32_MAX) throw std::runtime_error("the shape " + shape + " holds more than 2^32 - 1 elements");
+  }
+  const uint32_t size = DMLElementSizeInBytes(array.dataType);
+  const uint64_t bytes = count * size, dataStart = headerStart + headerLength;
+  if (file.size() - dataStart < bytes)
+    throw std::runtime_error("the data holds " + std::to_string(file.size() - dataStart) + " bytes; shape " + shape +
+                             " needs " + std::to_string(bytes));
+  array.data.assign(file.begin() + static_cast<std::ptrdiff_t>(dataStart),
+                    file.begin() + static_cast<std::ptrdiff_t>(dataStart + bytes));
+  if (bigEndian)
+    for (size_t e = 0; e + size <= array.data.size(); e += size)
+      std::reverse(array.data.begin() + static_cast<std::ptrdiff_t>(e),
+                   array.data.begin() + static_cast<std::ptrdiff_t>(e + size));
+  return array;
+}
+
+std::vector<uint8_t> writeNpy(DML_TENSOR_DATA_TYPE type, const std::vector<uint32_t>& shape,
+                              const std::vector<uint8_t>& data) {
+  struct Descr {
+    DML_TENSOR_DATA_TYPE type;
+    const char* code;
+  };
+  static const Descr kDescrs[] = {
+      {DML_TENSOR_DATA_TYPE_INT8, "i1"},    {DML_TENSOR_DATA_TYPE_UINT8, "u1"},   {DML_TENSOR_DATA_TYPE_INT16, "i2"},
+      {DML_TENSOR_DATA_TYPE_INT32, "i4"},   {DML_TENSOR_DATA_TYPE_INT64, "i8"},   {DML_TENSOR_DATA_TYPE_UINT16, "u2"},
+      {DML_TENSOR_DATA_TYPE_UINT32, "u4"},  {DML_TENSOR_DATA_TYPE_UINT64, "u8"},  {DML_TENSOR_DATA_TYPE_FLOAT16, "f2"},
+      {DML_TENSOR_DATA_TYPE_FLOAT32, "f4"}, {DML_TENSOR_DATA_TYPE_FLOAT64, "f8"},
+  };
+  std::string code = "?";
+  for (const auto& d : kDescrs)
+    if (d.type == type) code = d.code;
+  std::string dims;
+  for (uint32_t d : shape) dims += std::to_string(d) + ",";
+  std::string dict = "{'descr':'<" + code + "', 'fortran_order':False, 'shape':(" + dims + "), }";
+  size_t total = (10 + dict.size() + 1 + 63) & ~size_t(63);
+  std::vector<uint8_t> out(kMagic, kMagic + 6);
+  out.push_back(1);
+  out.push_back(0);
+  const size_t headerLength = total - 10;
+  out.push_back(static_cast<uint8_t>(headerLength & 0xFF));
+  out.push_back(static_cast<uint8_t>(headerLength >> 8));
+  out.insert(out.end(), dict.begin(), dict.end());
+  out.resize(total, ' ');
+  out.back() = '\n';
+  out.insert(out.end(), data.begin(), data.end());
+  return out;
+}
+
+}  // namespace dispatch

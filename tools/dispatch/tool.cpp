@@ -1,0 +1,73 @@
+#include "tool.hpp"
+
+#include <ostream>
+
+#include "executor.hpp"
+#include "model_parser.hpp"
+
+namespace dispatch {
+
+int runOnDevice(vkdml::Device& device, const Options& options, std::ostream& out, std::ostream& err) {
+  out << "Running on '" << device.info().name << "'" << std::endl;
+  Model model;
+  try {
+    ParseOptions parse;
+    parse.inputPath = options.inputPath;
+    model = parseModelFile(options.model, parse);
+  } catch (const std::exception& e) {
+    err << "Failed to parse the model: " << e.what() << std::endl;
+    return 1;
+  }
+  if (options.timingVerbosity >= 1)
+    for (const auto& warning : model.warnings) err << "warning: " << warning << std::endl;
+  try {
+    execute(device, model, options, out, err);
+  } catch (const std::exception& e) {
+    err << "Failed to execute the model: " << e.what() << std::endl;
+    return 1;
+  }
+  return 0;
+}
+
+int runTool(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Options options;
+  try {
+    options = parseCommandLine(args);
+  } catch (const UsageError& e) {
+    err << "vkdml-dispatch: " << e.what() << "\n\n" << usage();
+    return 2;
+  }
+  if (options.help) {
+    out << usage();
+    return 0;
+  }
+  if (options.showAdapters) {
+    try {
+      auto names = vkdml::Device::listPhysicalDevices();
+      for (size_t i = 0; i < names.size(); ++i) out << i << ": " << names[i] << "\n\n";
+    } catch (const std::exception& e) {
+      err << "Failed to list the devices: " << e.what() << std::endl;
+      return 1;
+    }
+    if (options.model.empty()) return 0;
+  }
+  std::shared_ptr<vkdml::Device> device;
+  try {
+    vkdml::DeviceOptions deviceOptions;
+    deviceOptions.selector = options.adapter;
+    deviceOptions.validation = options.debug;
+    device = vkdml::Device::create(deviceOptions);
+  } catch (const std::exception& e) {
+    err << "Failed to create a device: " << e.what() << std::endl;
+    return 1;
+  }
+  int code = runOnDevice(*device, options, out, err);
+  // With --debug, a validation message (printed by vkdml as it comes) fails the run.
+  if (code == 0 && device->validationMessageCount() > 0) {
+    err << device->validationMessageCount() << " validation messages" << std::endl;
+    code = 1;
+  }
+  return code;
+}
+
+}  // namespace dispatch

@@ -1,0 +1,2 @@
+/* vkdml-dispatch records its own timestamp queries and barriers. */
+#include <volk.c>
