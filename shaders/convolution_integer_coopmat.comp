@@ -136,6 +136,8 @@ shared int colZeroPoints[BN];  // the filter zero point of each column, flipped
 #define MMA(a, b, c) coopMatMulAddNV(a, b, c)
 #define STORE_ACC(f, element, stride) coopMatStoreNV(f, tiles, element, stride, true)
 #define FRAGMENT_LOOP [[unroll]]  // a dynamic index would move the accumulators to local memory
+#define FRAGMENTS_M FM            // the fragments MULTIPLY takes, all
+#define FRAGMENTS_N FN
 #define WARP_BARRIER() subgroupBarrier()  // a warp is a subgroup (32 lanes, checked by the host)
 #elif COOPMAT_KHR
 #define A_T coopmat<int8_t, gl_ScopeSubgroup, 16, 32, gl_MatrixUseA>
@@ -147,6 +149,8 @@ shared int colZeroPoints[BN];  // the filter zero point of each column, flipped
 #define MMA(a, b, c) coopMatMulAdd(a, b, c)
 #define STORE_ACC(f, element, stride) coopMatStore(f, tiles, element, stride, gl_CooperativeMatrixLayoutColumnMajor)
 #define FRAGMENT_LOOP [[unroll]]
+#define FRAGMENTS_M FM
+#define FRAGMENTS_N FN
 #define WARP_BARRIER() subgroupBarrier()
 #elif COOPMAT_EMULATED
 // A or B "fragment": where it lies in `tiles` (read only before the next
@@ -169,26 +173,35 @@ struct Accumulator {
 // The emulated multiplies are plain arrays: their loops stay loops (unrolled,
 // they take lavapipe minutes to compile where the step loop is unrolled too).
 #define FRAGMENT_LOOP [[dont_unroll]]
+#define FRAGMENTS_M liveFragmentsM  // those not wholly past M or Ng (main)
+#define FRAGMENTS_N liveFragmentsN
 // An emulated warp's 32 invocations can span several subgroups (lavapipe: 8 lanes).
 #define WARP_BARRIER() barrier()
-// Byte i of a staged row starting at uvec4 `element`, as a signed value.
-int stagedByte(uint element, uint i) {
-  return bitfieldExtract(int(tiles[element + i / 16][(i / 4) % 4]), int(8 * (i % 4)), 8);
+// The sum of the products of the 4 signed bytes of x and y.
+int signedDot4(uint x, uint y) {
+  int sum = 0;
+  [[unroll]] for (uint i = 0; i < 4; ++i)
+    sum += bitfieldExtract(int(x), int(8 * i), 8) * bitfieldExtract(int(y), int(8 * i), 8);
+  return sum;
 }
+// Lane l's elements 8l .. 8l+7 are one row of A times 8 columns of B: its
+// row's 32 bytes are read once. The loops are unrolled (no loop passes).
 Accumulator emulatedMulAdd(Fragment a, Fragment b, Accumulator c) {
   const uint lane = gl_LocalInvocationID.x % 32;
-  for (uint e = 0; e < 8; ++e) {
-    const uint row = (8 * lane + e) / 16, column = (8 * lane + e) % 16;
+  const uint rowAt = a.element + (lane / 2) * a.stride;  // A row-major (rows of k), B column-major (columns of k)
+  const uvec4 row0 = tiles[rowAt], row1 = tiles[rowAt + 1];
+  [[unroll]] for (uint e = 0; e < 8; ++e) {
+    const uint columnAt = b.element + (8 * (lane % 2) + e) * b.stride;
+    const uvec4 column0 = tiles[columnAt], column1 = tiles[columnAt + 1];
     int sum = 0;
-    for (uint k = 0; k < 32; ++k)  // A row-major (rows of k), B column-major (columns of k)
-      sum += stagedByte(a.element + row * a.stride, k) * stagedByte(b.element + column * b.stride, k);
+    [[unroll]] for (uint w = 0; w < 4; ++w) sum += signedDot4(row0[w], column0[w]) + signedDot4(row1[w], column1[w]);
     c.v[e] += sum;
   }
   return c;
 }
 void emulatedStore(Accumulator c, uint element, uint stride) {  // column-major int32
   const uint lane = gl_LocalInvocationID.x % 32;
-  for (uint e = 0; e < 8; ++e) {
+  [[unroll]] for (uint e = 0; e < 8; ++e) {
     const uint row = (8 * lane + e) / 16, column = (8 * lane + e) % 16;
     const uint word = 4 * (element + column * stride) + row;
     tiles[word / 4][word % 4] = uint(c.v[e]);
@@ -291,6 +304,19 @@ void main() {
     const uint nTile = (tile / p.mTiles) % p.nTiles;
     const uint g = tile / p.mTiles / p.nTiles;
     const uint m0 = mTile * BM, n0 = nTile * BN;
+#if COOPMAT_EMULATED
+    // Fragments wholly past M or Ng only add to results that are never
+    // stored: the emulation skips them (their first tile row holds their
+    // smallest m, see tileRowM), most of the work of a narrow GEMM. The
+    // live ones come first, so their counts bound the fragment loops (a
+    // branch around the work would not do: lavapipe runs branches that no
+    // lane takes, masked).
+    uint liveFragmentsM = 0, liveFragmentsN = 0;
+    [[unroll]] for (uint i = 0; i < FM; ++i)
+      if (tileRowM(16 * (warpM * FM + i)) < M - m0) liveFragmentsM = i + 1;
+    [[unroll]] for (uint j = 0; j < FN; ++j)
+      if ((warpN * FN + j) * 16 < Ng - n0) liveFragmentsN = j + 1;
+#endif
 
     // Where the quad's rows take their taps (row j: output pixel m0 +
     // 4*aQuadRow + j): the input offset of tap (0, 0, 0) and, for the range
@@ -549,10 +575,10 @@ void main() {
       {                                                                                                              \
         B_T b[FN];                                                                                                   \
         [[unroll]] for (uint j = 0; j < FN; ++j) LOAD_B(b[j], base + (BM + (warpN * FN + j) * 16) * ROW4, ROW4);     \
-        FRAGMENT_LOOP for (uint i = 0; i < FM; ++i) {                                                                \
+        FRAGMENT_LOOP for (uint i = 0; i < FRAGMENTS_M; ++i) {                                                       \
           A_T a;                                                                                                     \
           LOAD_A(a, base + (warpM * FM + i) * 16 * ROW4, ROW4);                                                      \
-          FRAGMENT_LOOP for (uint j = 0; j < FN; ++j) acc[i * FN + j] = MMA(a, b[j], acc[i * FN + j]);               \
+          FRAGMENT_LOOP for (uint j = 0; j < FRAGMENTS_N; ++j) acc[i * FN + j] = MMA(a, b[j], acc[i * FN + j]);      \
         }                                                                                                            \
       }
     ACC_T acc[FM * FN];
