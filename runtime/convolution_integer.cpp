@@ -5,6 +5,7 @@
 // after shaders/convolution_integer_pack.comp where operands are packed.
 #include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "internal.hpp"
 
@@ -36,12 +37,13 @@ struct ConvolutionIntegerParams {
   uint32_t scratchSlot;
   uint32_t aChunks, totalChunks;
   uint32_t kTiles;
+  uint32_t kBegin, kLength;
 };
-static_assert(sizeof(ConvolutionIntegerParams) == 216, "std430 layout of ConvParams");
+static_assert(sizeof(ConvolutionIntegerParams) == 224, "std430 layout of ConvParams");
 // ConvParams.flags (shaders/convolution_integer.glsl).
 constexpr uint32_t kHasInputZeroPoint = 1, kHasFilterZeroPoint = 2, kInputSigned = 4, kFilterSigned = 8,
                    kInputRowsContiguous = 16, kTapsYInRange = 32, kTapsXInRange = 64, kFilterKContiguous = 128,
-                   kKWholeSteps = 256, kOutputMQuads = 512, kKTwoSteps = 1024;
+                   kKWholeSteps = 256, kOutputMQuads = 512, kKTwoSteps = 1024, kAccumulate = 2048;
 
 // The shader's tile shape (its specialization constants).
 struct TileShape {
@@ -89,6 +91,34 @@ TileShape chooseTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& de
   return t;
 }
 
+// The loops of a GEMM kernel (see kLoopBudget), mirroring the shader's:
+// passes per pass of its K-step loop (which takes stepsPerPass steps at a
+// time) and per tile besides that loop.
+struct GemmLoops {
+  uint64_t perPass = 0, perTile = 0;
+  uint32_t stepsPerPass = 1;
+  // One invocation's passes over `tiles` tiles of `steps` K steps each.
+  uint64_t passes(uint64_t tiles, uint64_t steps) const {
+    return loopPasses(tiles, perTile + loopPasses((steps + stepsPerPass - 1) / stepsPerPass, perPass));
+  }
+};
+
+// convolution_integer.comp, per K step: staging A (16 gathered bytes per
+// chunk of k, a loop), staging B (likewise where it gathers), the zero-point
+// sums and the multiplies (the portable path's loop over the 4 words of a
+// chunk; the dot products' loops, like the epilogue's, are unrolled). Loops
+// count whether or not their branch is taken: lavapipe runs branches that no
+// lane takes, masked.
+GemmLoops portableLoops(const TileShape& t, bool dot) {
+  const uint64_t wg = t.workgroup(), kq = t.bk / 16;
+  auto ceil = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
+  GemmLoops loops;
+  loops.perPass = loopPasses(ceil(kq, wg / t.bm), loopPasses(16)) +
+                  loopPasses(ceil(t.bn * kq, wg), loopPasses(16) + loopPasses(4)) +
+                  loopPasses(ceil(t.bm + t.bn, wg), 2 * loopPasses(kq)) + loopPasses(kq, dot ? 0 : loopPasses(4));
+  return loops;
+}
+
 // The cooperative-matrix kernel's tile: BM = 128 rows, BN = 128 or 256
 // columns (FN = 2 or 4 fragments per warp), BK = 32, double-buffered.
 // Mirrors the shared-memory sizes of shaders/convolution_integer_coopmat.comp.
@@ -101,6 +131,85 @@ constexpr uint32_t kPackWorkgroup = 256;
 uint32_t coopmatSharedBytes(uint32_t bn) {
   const uint32_t stage = (kCoopmatBM + bn) * 3 * 16, scratch = 8 * 16 * 40 * 4;  // scratch: SCRATCH4
   return std::max(2 * stage, scratch) + (kCoopmatBM + 2 * bn) * 4;
+}
+
+// convolution_integer_coopmat.comp: per K step, B's byte loops where it is
+// gathered (not packed) and, emulated, the loops over fragments (the matrix
+// operations are unrolled; with cooperative matrices every fragment loop
+// is); per tile, the first step's loads and the emulated epilogue's loops
+// over fragments. Prefetching packed steps (PREFETCH = 3), the step loop
+// takes 3 steps per pass through an inner loop (it may leave early, so it
+// counts although it is marked [[unroll]]).
+constexpr uint32_t kPrefetchSteps = 3;  // PREFETCH of the _p3 variants
+GemmLoops coopmatLoops(uint32_t bn, bool emulated, bool packedB, bool prefetch) {
+  const uint64_t fm = 4, fn = bn / 64, bChunks = bn * 2 / kCoopmatWorkgroup;
+  const uint64_t loadB = packedB ? 0 : bChunks * loopPasses(16);
+  const uint64_t multiply = emulated ? loopPasses(fm, loopPasses(fn)) : 0;
+  GemmLoops loops;
+  loops.perTile = loadB + (emulated ? loopPasses(fm / 2, loopPasses(fn)) : 0);
+  loops.perPass = prefetch ? loopPasses(kPrefetchSteps, multiply) : loadB + multiply;
+  loops.stepsPerPass = prefetch ? kPrefetchSteps : 1;
+  return loops;
+}
+
+// How a GEMM of `tiles` tiles and `steps` K steps is dispatched so that no
+// invocation's loops make more than kLoopBudget passes: as always where
+// they fit (one dispatch, tiles spread over the widest 1-D grid), else with
+// fewer tiles per workgroup (a 2-D grid), else in chunks of K, one dispatch
+// each (the first stores, the others add: ACCUMULATE).
+struct GemmSplit {
+  std::array<uint32_t, 3> groups{1, 1, 1};
+  uint32_t chunkSteps = 0;  // K steps per dispatch; the last takes what is left
+  uint32_t chunks = 1;
+  uint64_t loopPasses = 0;  // of one invocation, in any of them
+};
+GemmSplit splitGemm(const GemmLoops& loops, uint64_t tiles, uint32_t steps, const DeviceInfo& device) {
+  GemmSplit s;
+  s.groups = {gridGroups(tiles, 1, device), 1, 1};
+  s.chunkSteps = steps;
+  s.loopPasses = loops.passes(itemsPerGroup(tiles, s.groups), steps);
+  if (s.loopPasses <= kLoopBudget) return s;
+  // All of K in one dispatch, with as many tiles per workgroup as fit.
+  const uint64_t oneTile = loops.passes(1, steps);  // = tile body + 2
+  if (oneTile <= kLoopBudget) {
+    s.groups = gridGroups2D(tiles, (kLoopBudget - 1) / (oneTile - 1), device);
+    s.loopPasses = loops.passes(itemsPerGroup(tiles, s.groups), steps);
+    if (s.loopPasses <= kLoopBudget) return s;
+  }
+  // Chunks of K, as long as the budget allows with the fewest tiles per
+  // workgroup, evened out.
+  s.groups = gridGroups2D(tiles, 1, device);
+  const uint64_t perGroup = itemsPerGroup(tiles, s.groups);
+  uint32_t most = 0;  // the most steps that fit: passes grow with steps
+  for (uint32_t bit = uint32_t(1) << 31; bit; bit >>= 1)
+    if (most + bit <= steps && loops.passes(perGroup, most + bit) <= kLoopBudget) most += bit;
+  if (most == 0) throw std::logic_error(concat(kOp, ": one K step of a tile exceeds the loop budget"));
+  s.chunks = (steps + most - 1) / most;
+  s.chunkSteps = (steps + s.chunks - 1) / s.chunks;
+  s.loopPasses = loops.passes(perGroup, s.chunkSteps);
+  return s;
+}
+
+// One dispatch per chunk of K (`step` bytes of k per K step): `d` with its
+// parameter block for each, and the specialization constant at
+// `flagsConstant` (if any) carrying the chunk's flags.
+std::vector<Dispatch> chunkDispatches(Dispatch d, ConvolutionIntegerParams p, const GemmSplit& split, uint32_t step,
+                                      std::optional<size_t> flagsConstant) {
+  std::vector<Dispatch> dispatches;
+  d.groups = split.groups;
+  d.loopPasses = split.loopPasses;
+  for (uint32_t c = 0; c < split.chunks; ++c) {
+    ConvolutionIntegerParams chunk = p;
+    chunk.kBegin = c * split.chunkSteps * step;
+    chunk.kLength =
+        static_cast<uint32_t>(std::min<uint64_t>(uint64_t(split.chunkSteps) * step, p.groupK - chunk.kBegin));
+    if (c > 0) chunk.flags |= kAccumulate;
+    if (split.chunks > 1) chunk.flags &= ~kKTwoSteps;  // a chunk's step count is its own
+    d.params = bytesOf(chunk);
+    if (flagsConstant) d.specialization[*flagsConstant] = chunk.flags;
+    dispatches.push_back(d);
+  }
+  return dispatches;
 }
 
 // Why the device cannot run `path`, or empty.
@@ -229,6 +338,7 @@ struct ConvolutionIntegerPlan : OperatorPlan {
     p.groupOutputChannels = out[1] / groups;
     p.groupK = f[1] * f[2] * f[3];  // at most the filter's element count
     p.M = out[0] * out[2] * out[3];
+    p.kLength = p.groupK;  // all of K in one dispatch, unless split (splitGemm)
     if (inputZeroPoint) p.flags |= kHasInputZeroPoint;
     if (filterZeroPoint) {
       p.flags |= kHasFilterZeroPoint;
@@ -293,16 +403,16 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       const uint64_t scratchBytes = (packs == Packing::Both ? packedA : 0) + packedB;
       const bool packing = packs != Packing::None && fitsScratch(scratchBytes);
       const bool packA = packing && packs == Packing::Both;
-      d.kernel = concat("convolution_integer_coopmat_", path == ConvolutionPath::CooperativeMatrix ? "nv" : "emulated",
-                        "_n", bn, indexBits, packing ? "_packed" : "", packing && !packA ? "_p3" : "");
+      const bool emulated = path == ConvolutionPath::CooperativeMatrixEmulated;
+      d.kernel = concat("convolution_integer_coopmat_", emulated ? "emulated" : "nv", "_n", bn, indexBits,
+                        packing ? "_packed" : "", packing && !packA ? "_p3" : "");
       // The geometry and flags as specialization constants, for the driver to fold.
+      constexpr size_t kFlagsConstant = 9;
       d.specialization = {kCoopmatWorkgroup, p.kernelH,   p.kernelW, p.strideY, p.strideX,
                           p.dilationY,       p.dilationX, p.padY,    p.padX,    p.flags};
-      d.groups = {gridGroups(p.tiles, 1, device), 1, 1};
-      if (!packing) {
-        d.params = bytesOf(p);
-        return {d};
-      }
+      const GemmSplit split =
+          splitGemm(coopmatLoops(bn, emulated, packing, packing && !packA), p.tiles, kTiles, device);
+      if (!packing) return chunkDispatches(d, p, split, kCoopmatBK, kFlagsConstant);
       p.packedAOffset = 0;
       p.packedBOffset = packA ? packedA : 0;
       p.scratchSlot = 5;  // after InputTensor, its zero point, FilterTensor, its zero point, OutputTensor
@@ -311,6 +421,7 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       d.params = bytesOf(p);
       d.scratchBytes = scratchBytes;
       d.specialization.push_back(packA ? 1 : 0);  // PACK_A
+      std::vector<Dispatch> dispatches = chunkDispatches(d, p, split, kCoopmatBK, kFlagsConstant);
       Dispatch pack;
       pack.kernel = concat("convolution_integer_pack", indexBits);
       // The geometry as specialization constants, for the driver to fold.
@@ -320,7 +431,11 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       pack.groups = {gridGroups(p.totalChunks, kPackWorkgroup, device), 1, 1};
       pack.params = d.params;
       pack.scratchBytes = d.scratchBytes;
-      return {pack, d};
+      // Its one loop walks 16-byte chunks (at most kMaxPackedBytes / 16 of them) over the grid.
+      pack.loopPasses = loopPasses((p.totalChunks + uint64_t(pack.groups[0]) * kPackWorkgroup - 1) /
+                                   (uint64_t(pack.groups[0]) * kPackWorkgroup));
+      dispatches.insert(dispatches.begin(), pack);
+      return dispatches;
     }
 
     const TileShape t = chooseTiles(p.M, p.groupOutputChannels, p.groupK, device);
@@ -332,9 +447,11 @@ struct ConvolutionIntegerPlan : OperatorPlan {
     d.kernel = concat("convolution_integer_x", typeName(input.dataType), "_w", typeName(filter.dataType), indexBits,
                       path == ConvolutionPath::DotProduct ? "_dot" : "");
     d.specialization = {t.workgroup(), t.bm, t.bn, t.bk, t.tm, t.tn, t.rowWords()};
-    d.params = bytesOf(p);
-    d.groups = {gridGroups(p.tiles, 1, device), 1, 1};  // the shader loops over any further tiles
-    return {d};
+    const uint32_t kSteps = (p.groupK + t.bk - 1) / t.bk;
+    // The shader loops over any further tiles and, chunk by chunk, over K.
+    return chunkDispatches(d, p,
+                           splitGemm(portableLoops(t, path == ConvolutionPath::DotProduct), p.tiles, kSteps, device),
+                           t.bk, std::nullopt);
   }
 };
 

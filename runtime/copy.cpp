@@ -166,7 +166,13 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
     header.totalRows += rows;
     segments.push_back(s);
   }
-  const LaneGrid grid = laneGrid(longestRow, header.totalRows);
+  // copy.comp's loops per row besides the walk along it: the binary search
+  // for the row's segment, then the decoding of its outer coordinates.
+  uint32_t halvings = 0, maxRank = 1;
+  while ((uint64_t(1) << halvings) < boxes.size()) ++halvings;
+  for (const CopyBox& box : boxes) maxRank = std::max(maxRank, box.rank);
+  const LaneGrid grid = laneGrid(longestRow, header.totalRows, loopPasses(halvings) + loopPasses(maxRank - 1));
+  d.loopPasses = grid.loopPasses;
   header.columnShift = grid.columnShift;
   header.rowStride = grid.rowStride;
   d.specialization = {LaneGrid::kGroupSize};

@@ -32,7 +32,7 @@ struct DiagonalMatrix1Plan : OperatorPlan {
     bool index64 =
         output.footprintElements > (uint64_t(1) << 32) || (input && input->footprintElements > (uint64_t(1) << 32));
     DiagonalParams p = params;
-    const LaneGrid grid = laneGrid(p.sizes[3], p.rows);
+    const LaneGrid grid = laneGrid(p.sizes[3], p.rows, 0);  // the kernel's one loop per row walks it
     p.columnShift = grid.columnShift;
     p.rowStride = grid.rowStride;
     Dispatch d;
@@ -40,6 +40,7 @@ struct DiagonalMatrix1Plan : OperatorPlan {
     d.specialization = {LaneGrid::kGroupSize};
     d.params = bytesOf(p);
     d.groups = {grid.groups, 1, 1};
+    d.loopPasses = grid.loopPasses;
     return {d};
   }
 };

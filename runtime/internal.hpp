@@ -93,6 +93,34 @@ void requireSameType(const char* op, const std::string& field, const TensorInfo&
 void requireType(const char* op, const std::string& field, const TensorInfo& t,
                  std::initializer_list<DML_TENSOR_DATA_TYPE> allowed);
 
+// Loops. Mesa's lavapipe ends loops early, silently: each SIMD batch of
+// invocations (8 lanes with AVX2, one subgroup) has one counter of 65535
+// passes through loop headers, shared by every loop of the shader, nested or
+// in sequence, and reset for the next batch (not per workgroup). A loop that
+// runs n times costs n + 1 passes each time it is entered, for as long as
+// any lane of the batch runs it (lanes with different trip counts cost the
+// batch the largest); a loop left early stops costing; loops the compiler
+// unrolls fully cost nothing; branches run masked, so a loop in a branch
+// that no lane takes still costs its passes. When the counter runs out, the
+// loop in progress exits and every later loop runs its body once. So no
+// kernel may rely on long loops: each planner models the most loop passes
+// one invocation of each of its dispatches can make, mirroring its kernel's
+// loops (every loop counts, taken or not, with its worst trip count over all
+// invocations, nested ones multiplied out, except loops marked [[unroll]]
+// with constant or specialization-constant bounds and no early exit, which
+// lavapipe unrolls), and shapes its dispatches (more workgroups, work split
+// over several dispatches) to stay within this budget, on every device
+// alike: half of lavapipe's limit, a margin for what a model misses.
+constexpr uint64_t kLoopBudget = uint64_t(1) << 15;
+
+// The passes through the header of a loop that runs `iterations` times
+// around a body making `body` passes of its own (saturating at 2^64 - 1).
+inline uint64_t loopPasses(uint64_t iterations, uint64_t body = 0) {
+  constexpr uint64_t kMax = ~uint64_t(0);
+  if (body == kMax || (iterations > 0 && body + 1 > (kMax - 1) / iterations)) return kMax;
+  return iterations * (body + 1) + 1;
+}
+
 // One kernel launch: which SPIR-V variant, its specialization constants
 // (constant_id 0, 1, ...: id 0 is always the workgroup size), its parameter
 // block (std430, read through a buffer reference) and its workgroup counts.
@@ -109,6 +137,10 @@ struct Dispatch {
   // at the slot after the outputs; it is zero when the table is created, and
   // dispatches that need it zero leave it zero again.
   uint64_t scratchBytes = 0;
+  // The most loop passes (see kLoopBudget) one invocation makes, from the
+  // planner's model of the kernel: compileOperator refuses a dispatch that
+  // leaves it unmodeled or over the budget.
+  uint64_t loopPasses = ~uint64_t(0);
 };
 
 template <typename T>
@@ -171,31 +203,46 @@ const KernelBinary* kernelsEnd();
 // invocations per group, capped by the device's limit.
 uint32_t gridGroups(uint64_t items, uint32_t groupSize, const DeviceInfo& device);
 
+// Workgroups for a grid-stride loop over `items` (one workgroup each at a
+// time) that leaves no workgroup more than `perGroup` of them where it can:
+// along x as gridGroups, then rows of such along y (the kernel's group index
+// is x + y * countX). Both counts stay within 65535, Vulkan's least limit.
+std::array<uint32_t, 3> gridGroups2D(uint64_t items, uint64_t perGroup, const DeviceInfo& device);
+// Items a workgroup of such a grid walks at most.
+uint64_t itemsPerGroup(uint64_t items, const std::array<uint32_t, 3>& groups);
+
 // A 2-D grid for kernels that walk `rows` rows of `rowLength` items each with
 // grid-stride loops: x along a row, y over rows. The workgroup (specialization
 // constants 0 and 1) holds 256 invocations, as wide as the row up to 256 so
 // that short rows leave no lanes idle. Groups go to rows first, x gets what
 // is left of a fixed budget: with many rows each invocation walks several
 // items of a row, sharing the per-row work (decoding the row's coordinates).
+// The fixed budget grows where the kernel's loops (rowPasses per row besides
+// the walk along it, columnPasses per item of that walk) would make more
+// than kLoopBudget passes in an invocation.
 struct RowGrid {
   std::array<uint32_t, 2> groupSize{1, 1};  // x, y
   std::array<uint32_t, 3> groups{1, 1, 1};
+  uint64_t loopPasses = 0;  // of one invocation: rows x (rowPasses + its items x columnPasses)
 };
-RowGrid rowGrid(uint64_t rowLength, uint64_t rows);
+RowGrid rowGrid(uint64_t rowLength, uint64_t rows, uint64_t rowPasses, uint64_t columnPasses);
 
 // A 1-D grid for kernels that walk `rows` rows of up to `rowLength` items:
 // each invocation index splits into a lane along a row (its low columnShift
 // bits) and a row; the grid walks rowStride rows at once and the shader loops
 // over the rest (copy.comp, diagonal_matrix1.comp). Lanes per row cover the
 // longest row but take no more than an even share of the grid, so a few long
-// rows still spread over the whole GPU.
+// rows still spread over the whole GPU. The grid grows where an invocation's
+// loops (rowPasses per row besides its walk along the row) would make more
+// than kLoopBudget passes.
 struct LaneGrid {
   static constexpr uint32_t kGroupSize = 256;
   uint32_t columnShift = 0;
   uint32_t rowStride = 1;
   uint32_t groups = 1;
+  uint64_t loopPasses = 0;  // of one invocation: its rows x (rowPasses + its items along the row)
 };
-LaneGrid laneGrid(uint64_t rowLength, uint64_t rows);
+LaneGrid laneGrid(uint64_t rowLength, uint64_t rows, uint64_t rowPasses);
 
 }  // namespace detail
 }  // namespace vkdml

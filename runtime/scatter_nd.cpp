@@ -136,16 +136,22 @@ struct ScatterNdPlan : OperatorPlan {
     Dispatch scatter;
     scatter.kernel =
         concat("scatter_nd_e", output.elementSize, "_", indexType, largest > (uint64_t(1) << 32) ? "_i64" : "_i32");
-    const RowGrid grid = rowGrid(sliceElements, tupleCount);
+    // scatter_nd.comp's loops: per tuple, the decoding of its position
+    // (boxOffsets over the tuples' dimensions) and the reading of its k
+    // coordinates; per slice element, the decoding of its position.
+    const uint64_t tuplePasses = loopPasses(p.tuples.rank - 1) + loopPasses(k);
+    const RowGrid grid = rowGrid(sliceElements, tupleCount, tuplePasses, loopPasses(p.slice.rank - 1));
     scatter.specialization = {grid.groupSize[0], grid.groupSize[1], kModeScatter};
     scatter.groups = grid.groups;
     scatter.params = bytesOf(p);
+    scatter.loopPasses = grid.loopPasses;
     if (!masked) return {copy, scatter};
 
     Dispatch mark = scatter;
-    const RowGrid tuplesOnly = rowGrid(1, tupleCount);
+    const RowGrid tuplesOnly = rowGrid(1, tupleCount, tuplePasses, 0);  // MODE_MARK walks no slice
     mark.specialization = {tuplesOnly.groupSize[0], tuplesOnly.groupSize[1], kModeMark};
     mark.groups = tuplesOnly.groups;
+    mark.loopPasses = tuplesOnly.loopPasses;
     mark.skipWhenSlotsAlias = copy.skipWhenSlotsAlias;  // in place, nothing is copied
     mark.scratchBytes = copy.scratchBytes = scatter.scratchBytes = (maskBits() + 31) / 32 * 4;
     return {mark, copy, scatter};

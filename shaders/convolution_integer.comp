@@ -22,6 +22,9 @@
 // tiles. All arithmetic is 32-bit two's complement, so the result is the
 // exact sum modulo 2^32 whatever the order: later variants (dot product,
 // cooperative matrix) only replace the inner loop and match bit for bit.
+// The expansion holds for any chunk of K alone (Kg becomes the chunk's
+// length), so a K too deep for one invocation's loops runs as several
+// dispatches, each adding its chunk's sums to the output (ACCUMULATE).
 //
 // Defines: INPUT_SIGNED, FILTER_SIGNED (0: UINT8, 1: INT8), INDEX_BITS (32 or
 // 64: element offsets and spatial coordinates; 64 only for huge tensors),
@@ -103,13 +106,16 @@ void main() {
   const uint64_t outputAddress = tensorAddress(4);
   const bool inputSigned = INPUT_SIGNED != 0, filterSigned = FILTER_SIGNED != 0;
 
-  const uint M = p.M, Ng = p.groupOutputChannels, Kg = p.groupK;
+  const uint M = p.M, Ng = p.groupOutputChannels;
+  // This dispatch's chunk of K: k in [kBegin, kBegin + Kc).
+  const uint kBegin = p.kBegin, Kc = p.kLength;
   const uint KW = p.kernelW, KHW = p.kernelH * p.kernelW;
   const uint flags = p.flags;
   const bool hasInputZeroPoint = (flags & HAS_INPUT_ZERO_POINT) != 0;
   const bool hasFilterZeroPoint = (flags & HAS_FILTER_ZERO_POINT) != 0;
   // Row sums are needed for the filter zero point, column sums for the input's.
   const bool anySums = hasInputZeroPoint || hasFilterZeroPoint;
+  const bool accumulate = (flags & ACCUMULATE) != 0;
 
   // The input zero point, also the value of every padded position.
   const uint xzBits = hasInputZeroPoint ? loadByte(inputZeroPointAddress) : 0u;
@@ -128,9 +134,12 @@ void main() {
   // take consecutive m, so global loads and stores coalesce along ox.
   const uint aRow = t % BM;
   const uint tm = t % WM, tn = t / WM;
-  const uint kTiles = Kg / BK + uint(Kg % BK != 0);
+  const uint kTiles = Kc / BK + uint(Kc % BK != 0);
 
-  for (uint tile = gl_WorkGroupID.x; tile < p.tiles; tile += gl_NumWorkGroups.x) {
+  const uint group = groupIndex(), groups = groupCount();
+  const uint myTiles = stridedCount(group, p.tiles, groups);
+  for (uint step = 0; step < myTiles; ++step) {
+    const uint tile = group + step * groups;
     const uint mTile = tile % p.mTiles;
     const uint nTile = (tile / p.mTiles) % p.nTiles;
     const uint g = tile / p.mTiles / p.nTiles;
@@ -152,14 +161,14 @@ void main() {
 
     for (uint kt = 0; kt < kTiles; ++kt) {
       const uint k0 = kt * BK;
-      const uint kLeft = Kg - k0;  // > 0; compared against, never added to, so no overflow
+      const uint kLeft = Kc - k0;  // > 0; compared against, never added to, so no overflow
 
       // Stage A: 16 consecutive k of row aRow per chunk, gathered byte by
       // byte (the im2col has no contiguous k), padded positions = xz.
       for (uint q = t / BM; q < KQ; q += WG / BM) {
         uvec4 words = uvec4(0);
         if (mValid && q * 16 < kLeft) {
-          const uint kStart = k0 + q * 16;
+          const uint kStart = kBegin + k0 + q * 16;
           const uint count = min(16u, kLeft - q * 16);
           uint c = kStart / KHW, ky = (kStart % KHW) / KW, kx = kStart % KW;
           uint word = 0;
@@ -187,7 +196,7 @@ void main() {
         const uint n = n0 + bRow;
         uvec4 words = uvec4(0);
         if (bRow < Ng - n0 && q * 16 < kLeft) {
-          const uint kStart = k0 + q * 16;
+          const uint kStart = kBegin + k0 + q * 16;
           const uint count = min(16u, kLeft - q * 16);
           const INDEX_T rowOffset = INDEX_T(g * Ng + n) * fS0;
           const uint64_t rowAddress = filterAddress + uint64_t(rowOffset + INDEX_T(kStart));
@@ -275,11 +284,14 @@ void main() {
                                   filterSigned)
                          : 0;
       const int columnSum = hasInputZeroPoint ? sums[BM + bRow] : 0;
-      const int constantTerm = int(Kg) * xz * wz - xz * columnSum;
+      const int constantTerm = int(Kc) * xz * wz - xz * columnSum;
       const uint64_t columnAddress = outputAddress + 4 * uint64_t(INDEX_T(oc) * INDEX_T(p.outputStrides[1]));
       [[unroll]] for (uint i = 0; i < TM; ++i)
-        if (rowValid[i])
-          OutputRef(columnAddress + 4 * uint64_t(rowOffset[i])).value = acc[i * TN + j] - wz * rowSum[i] + constantTerm;
+        if (rowValid[i]) {
+          const uint64_t address = columnAddress + 4 * uint64_t(rowOffset[i]);
+          const int value = acc[i * TN + j] - wz * rowSum[i] + constantTerm;
+          OutputRef(address).value = accumulate ? OutputReadRef(address).value + value : value;
+        }
     }
   }
 }

@@ -34,6 +34,10 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Con
   uint scratchSlot;
   uint aChunks, totalChunks;  // 16-byte chunks of A, of A and B
   uint kTiles;                // K steps of 32
+  // The share of K this dispatch adds up: k in [kBegin, kBegin + kLength)
+  // (all of K but where one invocation's loops would run too long: then one
+  // dispatch per chunk, the first storing, the others adding, ACCUMULATE).
+  uint kBegin, kLength;
 };
 const uint HAS_INPUT_ZERO_POINT = 1u;
 const uint HAS_FILTER_ZERO_POINT = 2u;
@@ -51,12 +55,18 @@ const uint K_WHOLE_STEPS = 256u;        // Kg is a multiple of the kernel's K st
 // int32 (given an aligned base).
 const uint OUTPUT_M_QUADS = 512u;
 const uint K_TWO_STEPS = 1024u;  // Kg takes exactly two K steps of the kernel
+// The dispatch adds its sums to the output's values (a later chunk of K)
+// instead of storing them. 32-bit two's complement: the total is the exact
+// sum modulo 2^32 however K is split.
+const uint ACCUMULATE = 2048u;
 
 layout(buffer_reference, std430, buffer_reference_align = 1) readonly buffer ByteRef { uint8_t value; };
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer WordRef { uint value; };
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Word4Ref { uvec4 value; };
 layout(buffer_reference, std430, buffer_reference_align = 4) writeonly buffer OutputRef { int value; };
 layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer Output4Ref { ivec4 value; };
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer OutputReadRef { int value; };
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Output4ReadRef { ivec4 value; };
 
 uint loadByte(uint64_t address) { return uint(ByteRef(address).value); }
 
@@ -83,4 +93,9 @@ void nextK(inout uint c, inout uint ky, inout uint kx, uint kernelW, uint kernel
 }
 
 bool inRange(COORD_T v, uint size) { return v >= 0 && v < COORD_T(size); }
+
+// The workgroup's place in a grid of one or more rows of workgroups (the
+// host adds rows where one would leave a workgroup too many tiles).
+uint groupIndex() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
+uint groupCount() { return gl_NumWorkGroups.x * gl_NumWorkGroups.y; }
 

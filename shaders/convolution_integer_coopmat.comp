@@ -17,7 +17,9 @@
 // Padded positions hold the input zero point (flipped like any input byte);
 // positions past M, Ng or Kg hold 0, which adds nothing to products or sums.
 // Arithmetic is 32-bit two's complement: the result matches the other paths
-// bit for bit.
+// bit for bit. A K too deep for one invocation's loops runs as several
+// dispatches over chunks of it, each adding its own (ACCUMULATE), as in
+// convolution_integer.comp.
 //
 // Tiles: 8 warps of 32 lanes (2 along m, 4 along n), each FM x FN fragments
 // of 16x16 int32; BK = 32 deep, double-buffered in shared memory: while the
@@ -93,6 +95,7 @@ const bool K_CONTIGUOUS = (FLAGS & FILTER_K_CONTIGUOUS) != 0;
 const bool WHOLE_STEPS = (FLAGS & K_WHOLE_STEPS) != 0;
 const bool OUTPUT_QUADS = (FLAGS & OUTPUT_M_QUADS) != 0;
 const bool TWO_STEPS = (FLAGS & K_TWO_STEPS) != 0;
+const bool ACCUMULATE_OUTPUT = (FLAGS & ACCUMULATE) != 0;  // a later chunk of K: add to the output
 // XOR masks that flip UINT8 bytes to INT8.
 const uint INPUT_FLIP = INPUT_SIGNED ? 0u : 0x80808080u;
 const uint FILTER_FLIP = FILTER_SIGNED ? 0u : 0x80808080u;
@@ -273,7 +276,9 @@ void main() {
   const uint64_t filterZeroPointAddress = tensorAddress(3);
   const uint64_t outputAddress = tensorAddress(4);
 
-  const uint M = p.M, Ng = p.groupOutputChannels, Kg = p.groupK;
+  // Kg: the length of this dispatch's chunk of K, k in [kBegin, kBegin + Kg)
+  // (kBegin a multiple of BK); every k below is counted from kBegin.
+  const uint M = p.M, Ng = p.groupOutputChannels, Kg = p.kLength, kBegin = p.kBegin;
 
   // The input zero point: its raw byte (the value of padded positions) and
   // its value in the flipped domain.
@@ -299,7 +304,10 @@ void main() {
   const bool nextIsNeighbor = lane + 1 < 32 && gl_SubgroupInvocationID + 1 < gl_SubgroupSize && nextT == t + 1;
   const uint B_CHUNKS = BN * 2 / WG;  // 1 or 2
 
-  for (uint tile = gl_WorkGroupID.x; tile < p.tiles; tile += gl_NumWorkGroups.x) {
+  const uint group = groupIndex(), groups = groupCount();
+  const uint myTiles = stridedCount(group, p.tiles, groups);
+  for (uint tileStep = 0; tileStep < myTiles; ++tileStep) {
+    const uint tile = group + tileStep * groups;
     const uint mTile = tile % p.mTiles;
     const uint nTile = (tile / p.mTiles) % p.nTiles;
     const uint g = tile / p.mTiles / p.nTiles;
@@ -387,7 +395,8 @@ void main() {
     uvec4 aLow, aHigh, aShift;
     uint aCount;  // k of the quad below Kg (0: rows past M, contiguous)
     // (c, ky, kx) of the quad's first k in the step LOAD_STEP loads next.
-    uint quadC = (4 * aQuadK) / KHW, quadKy = ((4 * aQuadK) % KHW) / KW, quadKx = (4 * aQuadK) % KW;
+    const uint quadK0 = kBegin + 4 * aQuadK;
+    uint quadC = quadK0 / KHW, quadKy = (quadK0 % KHW) / KW, quadKx = quadK0 % KW;
     uvec4 bRaw0, bRaw1;
     uint bCount0 = 0, bCount1 = 0;  // k of each B chunk below Kg (0: past Ng or Kg)
     // One step's registers, kept aside while the next step loads (TWO_STEPS).
@@ -435,11 +444,12 @@ void main() {
         const uint kStart = (kt) * BK + 16 * (t % 2);                                                                \
         count = WHOLE_STEPS ? bRowCount[r] : kStart < Kg ? min(bRowCount[r], Kg - kStart) : 0u;                      \
         if (count == 16 && bAligned[r]) {                                                                            \
-          raw = Word4Ref(filterAddress + uint64_t(bRowOffset[r] + INDEX_T(kStart))).value;                           \
+          raw = Word4Ref(filterAddress + uint64_t(bRowOffset[r] + INDEX_T(kBegin + kStart))).value;                  \
         } else {                                                                                                     \
           /* Byte by byte into a shift register: no dynamic index. */                                               \
           raw = uvec4(0);                                                                                            \
-          uint fc = kStart / KHW, fky = (kStart % KHW) / KW, fkx = kStart % KW;                                      \
+          const uint fk = kBegin + kStart;                                                                           \
+          uint fc = fk / KHW, fky = (fk % KHW) / KW, fkx = fk % KW;                                                  \
           for (uint e = 0; e < 16; ++e) {                                                                            \
             uint value = 0;                                                                                          \
             if (e < count) {                                                                                         \
@@ -539,8 +549,12 @@ void main() {
     #undef LOAD_STEP
     #undef STORE_STEP
     const uint64_t packed = tensorAddress(p.scratchSlot);
-    const uint64_t aBlocks = packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * kTiles) * (BM * 32) + 16 * t;
-    const uint64_t bBlocks = packed + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * kTiles) * (BN * 32) + 16 * t;
+    // Blocks of all p.kTiles K steps per tile; this dispatch's chunk starts at step kBegin / BK.
+    const uint firstStep = kBegin / BK;
+    const uint64_t aBlocks =
+        packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * p.kTiles + firstStep) * (BM * 32) + 16 * t;
+    const uint64_t bBlocks =
+        packed + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * p.kTiles + firstStep) * (BN * 32) + 16 * t;
     uvec4 aChunk;
     #define LOAD_STEP(kt)                                                                                            \
       {                                                                                                              \
@@ -725,7 +739,9 @@ void main() {
             const int wz = NEED_ROW_SUMS ? colZeroPoints[column] : 0, colSum = NEED_COL_SUMS ? colSums[column] : 0;
             ivec4 value;
             [[unroll]] for (uint e = 0; e < 4; ++e) value[e] = CORRECTED(QUAD_ROW(e), c, rowSum4[e], wz, colSum);
-            Output4Ref(outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * outputChannelStride)).value = value;
+            const uint64_t address = outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * outputChannelStride);
+            if (ACCUMULATE_OUTPUT) value += Output4ReadRef(address).value;
+            Output4Ref(address).value = value;
           }
         } else {
           const int rowSum = NEED_ROW_SUMS ? rowSums[row] : 0;
@@ -734,7 +750,8 @@ void main() {
             if (!valid || column >= columnsLeft) continue;
             const int wz = NEED_ROW_SUMS ? colZeroPoints[column] : 0, colSum = NEED_COL_SUMS ? colSums[column] : 0;
             const int value = CORRECTED(lane, c, rowSum, wz, colSum);
-            OutputRef(outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * outputChannelStride)).value = value;
+            const uint64_t address = outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * outputChannelStride);
+            OutputRef(address).value = ACCUMULATE_OUTPUT ? OutputReadRef(address).value + value : value;
           }
         }
       }

@@ -4,6 +4,7 @@
 // combinations, zero points absent, per tensor and per channel, 3-D tensors,
 // strided descriptors), extreme values, int32 wrap-around, and every
 // validation rule.
+#include <algorithm>
 #include <cstdlib>
 
 #include "json.hpp"
@@ -436,6 +437,72 @@ TEST_CASE("convolution_integer: sums past 2^31 wrap in two's complement") {
   CHECK(static_cast<int32_t>(output.get(0)) == static_cast<int32_t>(uint32_t(0) - 33792u * 65025u));
   CHECK(static_cast<int32_t>(output.get(0)) > 0);
   CHECK(output.get(1) == 0);
+}
+
+TEST_CASE("convolution_integer: deep reductions, K up to 2^20") {
+  // Lavapipe stops any shader loop after 65535 passes, so deep K runs as
+  // several dispatches over chunks of it, each adding to the output: their
+  // sum, zero-point terms included, must match one pass over all of K.
+  constexpr uint32_t kDeep = 1u << 20;
+  SUBCASE("all ones: the output counts every k") {
+    Conv conv{{1, 1}, {1, 1}, {0, 0}, {0, 0}, 1};
+    Tensor input(U8, {1, kDeep, 1, 1}), filter(U8, {1, kDeep, 1, 1}), output(I32, {1, 1, 1, 1});
+    std::fill(input.bytes.begin(), input.bytes.end(), uint8_t(1));
+    std::fill(filter.bytes.begin(), filter.bytes.end(), uint8_t(1));
+    test::run(conv.make(input, nullptr, filter, nullptr, output), {&input, nullptr, &filter, nullptr}, {&output});
+    CHECK(output.get(0) == kDeep);
+  }
+  std::mt19937_64 rng(126);
+  auto deep = [](std::vector<uint32_t> input, std::vector<uint32_t> filter, DML_TENSOR_DATA_TYPE x,
+                 DML_TENSOR_DATA_TYPE w, ZeroPoint xz, ZeroPoint wz) {
+    Case c;
+    const bool two = input.size() == 4;
+    c.input = std::move(input);
+    c.filter = std::move(filter);
+    c.strides = c.dilations = two ? std::vector<uint32_t>{1, 1} : std::vector<uint32_t>{1};
+    c.startPadding = c.endPadding = two ? std::vector<uint32_t>{0, 0} : std::vector<uint32_t>{0};
+    c.inputType = x;
+    c.filterType = w;
+    c.inputZeroPoint = xz;
+    c.filterZeroPoint = wz;
+    return c;
+  };
+  SUBCASE("random values, with and without zero points, all signedness") {
+    // K = 2^20 once, 2^16 (several chunks on every path) for the rest: the
+    // emulated cooperative matrices take lavapipe seconds per 2^20.
+    constexpr uint32_t k16 = 1u << 16;
+    runCase(deep({1, kDeep, 1, 1}, {2, kDeep, 1, 1}, I8, U8, ZeroPoint::PerTensor, ZeroPoint::PerChannel), rng);
+    runCase(deep({1, k16, 1, 1}, {2, k16, 1, 1}, U8, U8, ZeroPoint::None, ZeroPoint::None), rng);
+    runCase(deep({1, k16, 1, 1}, {2, k16, 1, 1}, U8, I8, ZeroPoint::PerTensor, ZeroPoint::PerTensor), rng);
+    runCase(deep({1, k16, 1, 1}, {2, k16, 1, 1}, I8, I8, ZeroPoint::None, ZeroPoint::PerChannel), rng);
+  }
+  SUBCASE("one spatial dimension: K = C * KW = 2^16 over 4 output pixels, padded") {
+    Case c = deep({1, 1u << 15, 4}, {2, 1u << 15, 2}, U8, I8, ZeroPoint::PerTensor, ZeroPoint::PerChannel);
+    c.startPadding = {1};
+    runCase(c, rng);
+  }
+  SUBCASE("an odd C: filter rows at odd offsets, K not a whole number of steps") {
+    runCase(deep({1, 27665, 1, 1}, {1, 27665, 1, 1}, U8, U8, ZeroPoint::None, ZeroPoint::None), rng);
+    runCase(deep({1, 27665, 1, 1}, {2, 27665, 1, 1}, I8, U8, ZeroPoint::PerTensor, ZeroPoint::PerChannel), rng);
+    runCase(deep({1, 27665, 1, 2}, {3, 27665, 1, 1}, U8, I8, ZeroPoint::None, ZeroPoint::PerTensor), rng);
+    // The filter's channels 2 bytes apart: every chunk of its k is gathered byte by byte.
+    for (bool zeroPoints : {false, true}) {
+      CAPTURE(zeroPoints);
+      Conv conv{{1, 1}, {1, 1}, {0, 0}, {0, 0}, 1};
+      Tensor input(U8, {1, 27665, 1, 1}), filter(I8, {1, 27665, 1, 1}, {2 * 27665, 2, 1, 1});
+      Tensor xz(U8, {1, 1, 1, 1}), wz(I8, {1, 1, 1, 1}), output(I32, {1, 1, 1, 1});
+      for (Tensor* t : {&input, &filter, &xz, &wz}) t->randomize(rng);
+      Tensor* xzp = zeroPoints ? &xz : nullptr;
+      Tensor* wzp = zeroPoints ? &wz : nullptr;
+      test::run(conv.make(input, xzp, filter, wzp, output), {&input, xzp, &filter, wzp}, {&output});
+      test::expectSameElements(output, reference(conv, input, xzp, filter, wzp, output.sizes));
+    }
+  }
+  SUBCASE("strided tensors") {
+    Case c = deep({1, 1u << 16, 1, 2}, {2, 1u << 16, 1, 1}, I8, I8, ZeroPoint::PerTensor, ZeroPoint::PerTensor);
+    c.strided = true;
+    runCase(c, rng);
+  }
 }
 
 TEST_CASE("convolution_integer: coordinates beyond 32 bits") {

@@ -1,0 +1,225 @@
+// The loop budget (runtime/internal.hpp, kLoopBudget): lavapipe ends a
+// shader's loops after 65535 passes per batch of invocations, silently, so
+// every planner models its kernels' loops and shapes its dispatches to stay
+// within the budget on every device. These tests plan (without running)
+// operators at the extremes DirectML allows, for this device and for a
+// device with every convolution path, and check each dispatch's model; the
+// operators' own tests run the split shapes that lavapipe can run quickly.
+#include "../runtime/internal.hpp"
+
+#include "support.hpp"
+
+namespace {
+
+using vkdml::detail::Dispatch;
+using vkdml::detail::kLoopBudget;
+using vkdml::detail::loopPasses;
+
+// A descriptor of any size: only validated and planned, never allocated.
+struct Desc {
+  std::vector<UINT> sizes, strides;
+  DML_BUFFER_TENSOR_DESC buffer{};
+  DML_TENSOR_DESC tensor{};
+  Desc(DML_TENSOR_DATA_TYPE type, std::vector<UINT> s, std::vector<UINT> st = {})
+      : sizes(std::move(s)), strides(std::move(st)) {
+    buffer.DataType = type;
+    buffer.DimensionCount = static_cast<UINT>(sizes.size());
+    buffer.Sizes = sizes.data();
+    buffer.Strides = strides.empty() ? nullptr : strides.data();
+    buffer.TotalTensorSizeInBytes = DMLCalcBufferTensorSize(type, buffer.DimensionCount, sizes.data(), buffer.Strides);
+    tensor = {DML_TENSOR_TYPE_BUFFER, &buffer};
+  }
+  Desc(const Desc&) = delete;
+  Desc& operator=(const Desc&) = delete;
+};
+
+// A device with every convolution path (an NVIDIA H200's figures).
+vkdml::DeviceInfo fullDevice() {
+  vkdml::DeviceInfo info;
+  info.name = "H200-like";
+  info.subgroupSize = 32;
+  info.subgroupShuffleRelative = true;
+  info.maxComputeSharedMemorySize = 49152;
+  info.maxComputeWorkGroupCountX = 0x7FFFFFFF;
+  info.maxStorageBufferRange = 0xFFFFFFFF;
+  info.maxMemoryAllocationSize = uint64_t(1) << 40;
+  info.integerDotProduct = info.integerDotProduct4x8BitPackedAccelerated = true;
+  info.cooperativeMatrixNV = info.cooperativeMatrixInt8 = true;
+  return info;
+}
+
+// Plans `desc` for `device` and checks every dispatch's modeled loop passes.
+std::vector<Dispatch> planWithinBudget(const DML_OPERATOR_DESC& desc, const vkdml::DeviceInfo& device,
+                                       vkdml::ConvolutionPath path = vkdml::ConvolutionPath::Auto) {
+  const std::string pathName = vkdml::toString(path);
+  INFO("device " << device.name << ", path " << pathName);
+  const vkdml::Operator op = test::device().createOperator(desc);
+  vkdml::CompileOptions options;
+  options.convolutionPath = path;
+  const std::vector<Dispatch> dispatches = op.plan().plan(device, options);
+  REQUIRE_FALSE(dispatches.empty());
+  // The first dispatch of each kernel over the budget or outside Vulkan's least grid, if any.
+  std::vector<std::string> wrong;
+  for (const Dispatch& d : dispatches) {
+    const bool inGrid = d.groups[0] >= 1 && d.groups[1] >= 1 && d.groups[0] <= 65535 && d.groups[1] <= 65535;
+    if ((d.loopPasses > kLoopBudget || !inGrid) && (wrong.empty() || wrong.back().rfind(d.kernel, 0) != 0))
+      wrong.push_back(d.kernel + ": " + std::to_string(d.loopPasses) + " loop passes, groups " +
+                      std::to_string(d.groups[0]) + "x" + std::to_string(d.groups[1]));
+  }
+  CHECK_MESSAGE(wrong.empty(), (wrong.empty() ? "" : wrong.front()));
+  return dispatches;
+}
+
+// The convolution paths each device has.
+std::vector<std::pair<vkdml::DeviceInfo, vkdml::ConvolutionPath>> convolutionTargets() {
+  using P = vkdml::ConvolutionPath;
+  std::vector<std::pair<vkdml::DeviceInfo, P>> targets;
+  for (P path : {P::Portable, P::DotProduct, P::CooperativeMatrix, P::CooperativeMatrixEmulated})
+    targets.emplace_back(fullDevice(), path);
+  const vkdml::DeviceInfo& here = test::device().info();
+  targets.emplace_back(here, P::Portable);
+  if (here.integerDotProduct) targets.emplace_back(here, P::DotProduct);
+  if (test::convolutionPathUnsupported().empty()) targets.emplace_back(here, P::Auto);
+  return targets;
+}
+
+// The GEMM dispatches of a planned convolution (after the packing, if any).
+size_t gemmDispatches(const std::vector<Dispatch>& dispatches) {
+  size_t n = 0;
+  for (const Dispatch& d : dispatches) n += d.kernel.find("convolution_integer_pack") == 0 ? 0 : 1;
+  return n;
+}
+
+struct Convolution {
+  Desc input, filter, output;
+  UINT ones[2] = {1, 1}, zeros[2] = {0, 0}, stride[2] = {1, 1};
+  DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv{};
+  Convolution(std::vector<UINT> in, std::vector<UINT> f, std::vector<UINT> out, UINT groups, UINT strideXY = 1)
+      : input(DML_TENSOR_DATA_TYPE_UINT8, std::move(in)),
+        filter(DML_TENSOR_DATA_TYPE_INT8, std::move(f)),
+        output(DML_TENSOR_DATA_TYPE_INT32, std::move(out)) {
+    stride[0] = stride[1] = strideXY;
+    const UINT spatial = input.buffer.DimensionCount - 2;
+    conv = {&input.tensor, nullptr, &filter.tensor, nullptr, &output.tensor, spatial,
+            stride,        ones,    zeros,          zeros,   groups};
+  }
+  DML_OPERATOR_DESC desc() const { return {DML_OPERATOR_CONVOLUTION_INTEGER, &conv}; }
+};
+
+}  // namespace
+
+TEST_CASE("loop_budget: a loop's passes, as lavapipe counts them") {
+  // n iterations pass the header n + 1 times; a nested loop's passes count
+  // in each iteration of the outer one.
+  CHECK(loopPasses(0) == 1);
+  CHECK(loopPasses(40000) == 40001);
+  CHECK(loopPasses(300, loopPasses(300)) == 300 * 302 + 1);
+  CHECK(loopPasses(2, 5) == 13);
+  // Saturating: the largest counts never wrap into small ones.
+  CHECK(loopPasses(uint64_t(1) << 40, uint64_t(1) << 40) == ~uint64_t(0));
+  CHECK(loopPasses(~uint64_t(0), 0) == ~uint64_t(0));
+  CHECK(loopPasses(1, ~uint64_t(0)) == ~uint64_t(0));
+  CHECK(kLoopBudget < 65535);
+}
+
+TEST_CASE("loop_budget: convolutions of ordinary shapes take one GEMM dispatch") {
+  // The benchmark's layers (bench/cases.cpp): the budget must not split them.
+  struct Shape {
+    UINT n, c, oc, hw, k, stride, pad;
+  };
+  const Shape shapes[] = {{32, 256, 256, 56, 3, 1, 1},
+                          {32, 64, 256, 56, 1, 1, 0},
+                          {8, 8192, 8192, 32, 1, 1, 0},
+                          {1, 64, 64, 28, 3, 1, 1},
+                          {1, 64, 256, 28, 1, 1, 0}};
+  for (const Shape& s : shapes) {
+    CAPTURE(s.c);
+    CAPTURE(s.k);
+    const UINT out = (s.hw + 2 * s.pad - s.k) / s.stride + 1;
+    Convolution conv({s.n, s.c, s.hw, s.hw}, {s.oc, s.c, s.k, s.k}, {s.n, s.oc, out, out}, 1, s.stride);
+    conv.zeros[0] = conv.zeros[1] = s.pad;
+    for (const auto& [device, path] : convolutionTargets()) {
+      const std::vector<Dispatch> dispatches = planWithinBudget(conv.desc(), device, path);
+      CHECK(gemmDispatches(dispatches) == 1);
+      CHECK(dispatches.back().groups[1] == 1);
+    }
+  }
+}
+
+TEST_CASE("loop_budget: convolutions at the extremes") {
+  SUBCASE("K = 2^31 (M = N = 1): chunks of K over dispatches") {
+    Convolution conv({1, 1u << 31, 1, 1}, {1, 1u << 31, 1, 1}, {1, 1, 1, 1}, 1);
+    for (const auto& [device, path] : convolutionTargets()) {
+      const std::vector<Dispatch> dispatches = planWithinBudget(conv.desc(), device, path);
+      CHECK(gemmDispatches(dispatches) > 1);
+    }
+  }
+  SUBCASE("2^31 tiles of one k (depthwise): rows of workgroups") {
+    Convolution conv({1, 1u << 31, 1, 1}, {1u << 31, 1, 1, 1}, {1, 1u << 31, 1, 1}, 1u << 31);
+    for (const auto& [device, path] : convolutionTargets()) {
+      const std::vector<Dispatch> dispatches = planWithinBudget(conv.desc(), device, path);
+      CHECK(dispatches.back().groups[1] > 1);
+    }
+  }
+  SUBCASE("many tiles of a deep K") {
+    Convolution conv({1, 1u << 15, 256, 256}, {16, 1u << 15, 1, 1}, {1, 16, 256, 256}, 1);
+    for (const auto& [device, path] : convolutionTargets()) planWithinBudget(conv.desc(), device, path);
+  }
+}
+
+TEST_CASE("loop_budget: data movement at the extremes") {
+  const vkdml::DeviceInfo devices[] = {test::device().info(), fullDevice()};
+  constexpr auto U8 = DML_TENSOR_DATA_TYPE_UINT8;
+  SUBCASE("Slice1: 2^31 rows of 2 elements that do not merge") {
+    Desc input(U8, {65535, 32768, 2}, {1u << 21, 64, 1}), output(U8, {65535, 32768, 2});
+    const UINT offsets[3] = {0, 0, 0}, sizes[3] = {65535, 32768, 2};
+    const INT strides[3] = {1, 1, 1};
+    DML_SLICE1_OPERATOR_DESC slice{&input.tensor, &output.tensor, 3, offsets, sizes, strides};
+    for (const auto& device : devices) planWithinBudget({DML_OPERATOR_SLICE1, &slice}, device);
+  }
+  SUBCASE("Slice1: 8 dimensions, 2^31 rows of 2") {
+    Desc input(U8, {8, 8, 8, 8, 8, 8, 8191, 2},
+               {(1u << 27) + 1, (1u << 24) + 1, (1u << 21) + 1, (1u << 18) + 1, (1u << 15) + 1, (1u << 12) + 1, 3, 1});
+    Desc output(U8, {8, 8, 8, 8, 8, 8, 8191, 2});
+    const UINT offsets[8] = {}, sizes[8] = {8, 8, 8, 8, 8, 8, 8191, 2};
+    const INT strides[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    DML_SLICE1_OPERATOR_DESC slice{&input.tensor, &output.tensor, 8, offsets, sizes, strides};
+    for (const auto& device : devices) planWithinBudget({DML_OPERATOR_SLICE1, &slice}, device);
+  }
+  SUBCASE("Join: 65536 inputs of 32767 strided rows") {
+    std::vector<std::unique_ptr<Desc>> inputs;
+    std::vector<DML_TENSOR_DESC> descs;
+    for (int i = 0; i < 65536; ++i) {
+      inputs.push_back(std::make_unique<Desc>(U8, std::vector<UINT>{1, 32767, 2}, std::vector<UINT>{1u << 17, 4, 1}));
+      descs.push_back(inputs.back()->tensor);
+    }
+    Desc output(U8, {65536, 32767, 2});
+    DML_JOIN_OPERATOR_DESC join{65536, descs.data(), &output.tensor, 0};
+    for (const auto& device : devices) planWithinBudget({DML_OPERATOR_JOIN, &join}, device);
+  }
+  SUBCASE("DiagonalMatrix1: 2^32 - 2^16 rows of one element, one row of 2^32 - 2^16") {
+    for (const std::vector<UINT>& shape : {std::vector<UINT>{65535, 65536, 1}, std::vector<UINT>{1, 65535u * 65536}}) {
+      Desc output(U8, shape);
+      DML_DIAGONAL_MATRIX1_OPERATOR_DESC diagonal{};
+      diagonal.OutputTensor = &output.tensor;
+      diagonal.ValueDataType = U8;
+      for (const auto& device : devices) planWithinBudget({DML_OPERATOR_DIAGONAL_MATRIX1, &diagonal}, device);
+    }
+  }
+  SUBCASE("ScatterND: 2^28 tuples of 8 coordinates") {
+    Desc input(U8, {2, 2, 2, 2, 2, 2, 2, 2}), output(U8, {2, 2, 2, 2, 2, 2, 2, 2});
+    Desc indices(DML_TENSOR_DATA_TYPE_INT32, {1, 1, 1, 1, 1, 1, 1u << 28, 8});
+    Desc updates(U8, {1, 1, 1, 1, 1, 1, 1, 1u << 28});
+    DML_SCATTER_ND_OPERATOR_DESC scatter{&input.tensor, &indices.tensor, &updates.tensor, &output.tensor, 8, 2};
+    for (const auto& device : devices) planWithinBudget({DML_OPERATOR_SCATTER_ND, &scatter}, device);
+  }
+  SUBCASE("ScatterND: 4095 slices of 2^20 elements in 7 dimensions that do not merge") {
+    const std::vector<UINT> shape = {4095, 8, 8, 8, 8, 8, 8, 4};
+    Desc input(U8, shape);
+    Desc output(U8, shape, {2396745, 299593, 37449, 4681, 585, 73, 9, 2});
+    Desc indices(DML_TENSOR_DATA_TYPE_INT64, {1, 1, 1, 1, 1, 1, 4095, 1});
+    Desc updates(U8, shape);
+    DML_SCATTER_ND_OPERATOR_DESC scatter{&input.tensor, &indices.tensor, &updates.tensor, &output.tensor, 8, 2};
+    for (const auto& device : devices) planWithinBudget({DML_OPERATOR_SCATTER_ND, &scatter}, device);
+  }
+}
