@@ -43,7 +43,8 @@ static_assert(sizeof(ConvolutionIntegerParams) == 224, "std430 layout of ConvPar
 // ConvParams.flags (shaders/convolution_integer.glsl).
 constexpr uint32_t kHasInputZeroPoint = 1, kHasFilterZeroPoint = 2, kInputSigned = 4, kFilterSigned = 8,
                    kInputRowsContiguous = 16, kTapsYInRange = 32, kTapsXInRange = 64, kFilterKContiguous = 128,
-                   kKWholeSteps = 256, kOutputMQuads = 512, kKTwoSteps = 1024, kAccumulate = 2048;
+                   kKWholeSteps = 256, kOutputMQuads = 512, kKTwoSteps = 1024, kAccumulate = 2048, kKChunked = 4096,
+                   kGridRows = 8192;
 
 // The shader's tile shape (its specialization constants).
 struct TileShape {
@@ -192,21 +193,27 @@ GemmSplit splitGemm(const GemmLoops& loops, uint64_t tiles, uint32_t steps, cons
 
 // One dispatch per chunk of K (`step` bytes of k per K step): `d` with its
 // parameter block for each, and the specialization constant at
-// `flagsConstant` (if any) carrying the chunk's flags.
+// `flagsConstant` carrying the flags of the split (kKChunked, kAccumulate,
+// kGridRows), all the flags where `allFlags`. Unsplit work dispatches as
+// always: those flags 0, so the kernel folds their code away.
 std::vector<Dispatch> chunkDispatches(Dispatch d, ConvolutionIntegerParams p, const GemmSplit& split, uint32_t step,
-                                      std::optional<size_t> flagsConstant) {
+                                      size_t flagsConstant, bool allFlags) {
   std::vector<Dispatch> dispatches;
   d.groups = split.groups;
   d.loopPasses = split.loopPasses;
+  if (d.specialization.size() <= flagsConstant) d.specialization.resize(flagsConstant + 1);
   for (uint32_t c = 0; c < split.chunks; ++c) {
     ConvolutionIntegerParams chunk = p;
-    chunk.kBegin = c * split.chunkSteps * step;
-    chunk.kLength =
-        static_cast<uint32_t>(std::min<uint64_t>(uint64_t(split.chunkSteps) * step, p.groupK - chunk.kBegin));
+    if (split.groups[1] > 1) chunk.flags |= kGridRows;
+    if (split.chunks > 1) {
+      chunk.flags = (chunk.flags | kKChunked) & ~kKTwoSteps;  // a chunk's step count is its own
+      chunk.kBegin = c * split.chunkSteps * step;
+      chunk.kLength =
+          static_cast<uint32_t>(std::min<uint64_t>(uint64_t(split.chunkSteps) * step, p.groupK - chunk.kBegin));
+    }
     if (c > 0) chunk.flags |= kAccumulate;
-    if (split.chunks > 1) chunk.flags &= ~kKTwoSteps;  // a chunk's step count is its own
     d.params = bytesOf(chunk);
-    if (flagsConstant) d.specialization[*flagsConstant] = chunk.flags;
+    d.specialization[flagsConstant] = allFlags ? chunk.flags : chunk.flags & (kKChunked | kAccumulate | kGridRows);
     dispatches.push_back(d);
   }
   return dispatches;
@@ -338,7 +345,6 @@ struct ConvolutionIntegerPlan : OperatorPlan {
     p.groupOutputChannels = out[1] / groups;
     p.groupK = f[1] * f[2] * f[3];  // at most the filter's element count
     p.M = out[0] * out[2] * out[3];
-    p.kLength = p.groupK;  // all of K in one dispatch, unless split (splitGemm)
     if (inputZeroPoint) p.flags |= kHasInputZeroPoint;
     if (filterZeroPoint) {
       p.flags |= kHasFilterZeroPoint;
@@ -412,7 +418,7 @@ struct ConvolutionIntegerPlan : OperatorPlan {
                           p.dilationY,       p.dilationX, p.padY,    p.padX,    p.flags};
       const GemmSplit split =
           splitGemm(coopmatLoops(bn, emulated, packing, packing && !packA), p.tiles, kTiles, device);
-      if (!packing) return chunkDispatches(d, p, split, kCoopmatBK, kFlagsConstant);
+      if (!packing) return chunkDispatches(d, p, split, kCoopmatBK, kFlagsConstant, true);
       p.packedAOffset = 0;
       p.packedBOffset = packA ? packedA : 0;
       p.scratchSlot = 5;  // after InputTensor, its zero point, FilterTensor, its zero point, OutputTensor
@@ -421,7 +427,7 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       d.params = bytesOf(p);
       d.scratchBytes = scratchBytes;
       d.specialization.push_back(packA ? 1 : 0);  // PACK_A
-      std::vector<Dispatch> dispatches = chunkDispatches(d, p, split, kCoopmatBK, kFlagsConstant);
+      std::vector<Dispatch> dispatches = chunkDispatches(d, p, split, kCoopmatBK, kFlagsConstant, true);
       Dispatch pack;
       pack.kernel = concat("convolution_integer_pack", indexBits);
       // The geometry as specialization constants, for the driver to fold.
@@ -449,9 +455,10 @@ struct ConvolutionIntegerPlan : OperatorPlan {
     d.specialization = {t.workgroup(), t.bm, t.bn, t.bk, t.tm, t.tn, t.rowWords()};
     const uint32_t kSteps = (p.groupK + t.bk - 1) / t.bk;
     // The shader loops over any further tiles and, chunk by chunk, over K.
+    constexpr size_t kSplitConstant = 7;  // SPLIT: the split's flags alone (the others are read from ConvParams)
     return chunkDispatches(d, p,
                            splitGemm(portableLoops(t, path == ConvolutionPath::DotProduct), p.tiles, kSteps, device),
-                           t.bk, std::nullopt);
+                           t.bk, kSplitConstant, false);
   }
 };
 

@@ -39,6 +39,7 @@ layout(constant_id = 3) const uint BK = 64;      // tile depth, a multiple of 16
 layout(constant_id = 4) const uint TM = 8;       // rows per invocation
 layout(constant_id = 5) const uint TN = 8;       // columns per invocation
 layout(constant_id = 6) const uint ROW = 20;     // words per shared tile row: BK/4 + padding (4 mod 8)
+layout(constant_id = 7) const uint SPLIT = 0;    // K_CHUNKED, ACCUMULATE, GRID_ROWS (convolution_integer.glsl)
 
 const uint ROW4 = ROW / 4;  // uvec4 per shared row
 const uint KQ = BK / 16;    // 16-byte chunks of k per tile row
@@ -107,15 +108,16 @@ void main() {
   const bool inputSigned = INPUT_SIGNED != 0, filterSigned = FILTER_SIGNED != 0;
 
   const uint M = p.M, Ng = p.groupOutputChannels;
-  // This dispatch's chunk of K: k in [kBegin, kBegin + Kc).
-  const uint kBegin = p.kBegin, Kc = p.kLength;
+  // This dispatch's chunk of K, all of it unless K_CHUNKED: k in [kBegin, kBegin + Kc).
+  const bool chunked = (SPLIT & K_CHUNKED) != 0;
+  const uint kBegin = chunked ? p.kBegin : 0u, Kc = chunked ? p.kLength : p.groupK;
   const uint KW = p.kernelW, KHW = p.kernelH * p.kernelW;
   const uint flags = p.flags;
   const bool hasInputZeroPoint = (flags & HAS_INPUT_ZERO_POINT) != 0;
   const bool hasFilterZeroPoint = (flags & HAS_FILTER_ZERO_POINT) != 0;
   // Row sums are needed for the filter zero point, column sums for the input's.
   const bool anySums = hasInputZeroPoint || hasFilterZeroPoint;
-  const bool accumulate = (flags & ACCUMULATE) != 0;
+  const bool accumulate = (SPLIT & ACCUMULATE) != 0;
 
   // The input zero point, also the value of every padded position.
   const uint xzBits = hasInputZeroPoint ? loadByte(inputZeroPointAddress) : 0u;
@@ -136,10 +138,13 @@ void main() {
   const uint tm = t % WM, tn = t / WM;
   const uint kTiles = Kc / BK + uint(Kc % BK != 0);
 
-  const uint group = groupIndex(), groups = groupCount();
-  const uint myTiles = stridedCount(group, p.tiles, groups);
-  for (uint step = 0; step < myTiles; ++step) {
-    const uint tile = group + step * groups;
+  // Tiles over one row of workgroups, or several (GRID_ROWS), whose count
+  // could take `tile` past 2^32: the loop ends before (one row never gets
+  // that far: the host keeps the tiles per workgroup within the loop budget).
+  const bool gridRows = (SPLIT & GRID_ROWS) != 0;
+  const uint group = gridRows ? groupIndex() : gl_WorkGroupID.x;
+  const uint groups = gridRows ? groupCount() : gl_NumWorkGroups.x;
+  for (uint tile = group; tile < p.tiles; tile = gridRows && p.tiles - tile <= groups ? p.tiles : tile + groups) {
     const uint mTile = tile % p.mTiles;
     const uint nTile = (tile / p.mTiles) % p.nTiles;
     const uint g = tile / p.mTiles / p.nTiles;

@@ -34,9 +34,7 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Con
   uint scratchSlot;
   uint aChunks, totalChunks;  // 16-byte chunks of A, of A and B
   uint kTiles;                // K steps of 32
-  // The share of K this dispatch adds up: k in [kBegin, kBegin + kLength)
-  // (all of K but where one invocation's loops would run too long: then one
-  // dispatch per chunk, the first storing, the others adding, ACCUMULATE).
+  // K_CHUNKED: the share of K this dispatch adds up, k in [kBegin, kBegin + kLength).
   uint kBegin, kLength;
 };
 const uint HAS_INPUT_ZERO_POINT = 1u;
@@ -55,10 +53,17 @@ const uint K_WHOLE_STEPS = 256u;        // Kg is a multiple of the kernel's K st
 // int32 (given an aligned base).
 const uint OUTPUT_M_QUADS = 512u;
 const uint K_TWO_STEPS = 1024u;  // Kg takes exactly two K steps of the kernel
-// The dispatch adds its sums to the output's values (a later chunk of K)
-// instead of storing them. 32-bit two's complement: the total is the exact
-// sum modulo 2^32 however K is split.
+// How the host split the work where one invocation's loops would run too
+// long (runtime/convolution_integer.cpp, splitGemm), for both kernels
+// specialization constants (0 as always elsewhere): K_CHUNKED, the dispatch
+// takes a chunk of K (ConvParams.kBegin, kLength), one dispatch per chunk;
+// ACCUMULATE, it adds its sums to the output's values (a later chunk: 32-bit
+// two's complement, the total is the exact sum modulo 2^32 however K is
+// split); GRID_ROWS, its workgroups come in rows (groupIndex), for huge
+// tile counts.
 const uint ACCUMULATE = 2048u;
+const uint K_CHUNKED = 4096u;
+const uint GRID_ROWS = 8192u;
 
 layout(buffer_reference, std430, buffer_reference_align = 1) readonly buffer ByteRef { uint8_t value; };
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer WordRef { uint value; };

@@ -96,6 +96,8 @@ const bool WHOLE_STEPS = (FLAGS & K_WHOLE_STEPS) != 0;
 const bool OUTPUT_QUADS = (FLAGS & OUTPUT_M_QUADS) != 0;
 const bool TWO_STEPS = (FLAGS & K_TWO_STEPS) != 0;
 const bool ACCUMULATE_OUTPUT = (FLAGS & ACCUMULATE) != 0;  // a later chunk of K: add to the output
+const bool CHUNKED = (FLAGS & K_CHUNKED) != 0;             // a chunk of K, not all of it
+const bool ROWS_OF_GROUPS = (FLAGS & GRID_ROWS) != 0;
 // XOR masks that flip UINT8 bytes to INT8.
 const uint INPUT_FLIP = INPUT_SIGNED ? 0u : 0x80808080u;
 const uint FILTER_FLIP = FILTER_SIGNED ? 0u : 0x80808080u;
@@ -276,9 +278,11 @@ void main() {
   const uint64_t filterZeroPointAddress = tensorAddress(3);
   const uint64_t outputAddress = tensorAddress(4);
 
-  // Kg: the length of this dispatch's chunk of K, k in [kBegin, kBegin + Kg)
-  // (kBegin a multiple of BK); every k below is counted from kBegin.
-  const uint M = p.M, Ng = p.groupOutputChannels, Kg = p.kLength, kBegin = p.kBegin;
+  // Kg: the length of this dispatch's chunk of K, all of it unless CHUNKED:
+  // k in [kBegin, kBegin + Kg) (kBegin a multiple of BK); every k below is
+  // counted from kBegin.
+  const uint M = p.M, Ng = p.groupOutputChannels;
+  const uint Kg = CHUNKED ? p.kLength : p.groupK, kBegin = CHUNKED ? p.kBegin : 0u;
 
   // The input zero point: its raw byte (the value of padded positions) and
   // its value in the flipped domain.
@@ -304,10 +308,11 @@ void main() {
   const bool nextIsNeighbor = lane + 1 < 32 && gl_SubgroupInvocationID + 1 < gl_SubgroupSize && nextT == t + 1;
   const uint B_CHUNKS = BN * 2 / WG;  // 1 or 2
 
-  const uint group = groupIndex(), groups = groupCount();
-  const uint myTiles = stridedCount(group, p.tiles, groups);
-  for (uint tileStep = 0; tileStep < myTiles; ++tileStep) {
-    const uint tile = group + tileStep * groups;
+  // Tiles over the grid, as in convolution_integer.comp.
+  const uint group = ROWS_OF_GROUPS ? groupIndex() : gl_WorkGroupID.x;
+  const uint groups = ROWS_OF_GROUPS ? groupCount() : gl_NumWorkGroups.x;
+  for (uint tile = group; tile < p.tiles;
+       tile = ROWS_OF_GROUPS && p.tiles - tile <= groups ? p.tiles : tile + groups) {
     const uint mTile = tile % p.mTiles;
     const uint nTile = (tile / p.mTiles) % p.nTiles;
     const uint g = tile / p.mTiles / p.nTiles;
@@ -549,12 +554,13 @@ void main() {
     #undef LOAD_STEP
     #undef STORE_STEP
     const uint64_t packed = tensorAddress(p.scratchSlot);
-    // Blocks of all p.kTiles K steps per tile; this dispatch's chunk starts at step kBegin / BK.
-    const uint firstStep = kBegin / BK;
+    // Blocks of all K steps per tile (p.kTiles, kTiles unless CHUNKED); this
+    // dispatch's chunk starts at step kBegin / BK.
+    const uint allSteps = CHUNKED ? p.kTiles : kTiles, firstStep = kBegin / BK;
     const uint64_t aBlocks =
-        packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * p.kTiles + firstStep) * (BM * 32) + 16 * t;
+        packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * allSteps + firstStep) * (BM * 32) + 16 * t;
     const uint64_t bBlocks =
-        packed + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * p.kTiles + firstStep) * (BN * 32) + 16 * t;
+        packed + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * allSteps + firstStep) * (BN * 32) + 16 * t;
     uvec4 aChunk;
     #define LOAD_STEP(kt)                                                                                            \
       {                                                                                                              \
