@@ -468,16 +468,16 @@ TEST_CASE("convolution_integer: deep reductions, K up to 2^20") {
     return c;
   };
   SUBCASE("random values, with and without zero points, all signedness") {
-    // K = 2^20 once, 2^16 (several chunks on every path) for the rest: the
+    // K = 2^20 once, 2^17 (several chunks on every path) for the rest: the
     // emulated cooperative matrices take lavapipe seconds per 2^20.
-    constexpr uint32_t k16 = 1u << 16;
+    constexpr uint32_t k17 = 1u << 17;
     runCase(deep({1, kDeep, 1, 1}, {2, kDeep, 1, 1}, I8, U8, ZeroPoint::PerTensor, ZeroPoint::PerChannel), rng);
-    runCase(deep({1, k16, 1, 1}, {2, k16, 1, 1}, U8, U8, ZeroPoint::None, ZeroPoint::None), rng);
-    runCase(deep({1, k16, 1, 1}, {2, k16, 1, 1}, U8, I8, ZeroPoint::PerTensor, ZeroPoint::PerTensor), rng);
-    runCase(deep({1, k16, 1, 1}, {2, k16, 1, 1}, I8, I8, ZeroPoint::None, ZeroPoint::PerChannel), rng);
+    runCase(deep({1, k17, 1, 1}, {2, k17, 1, 1}, U8, U8, ZeroPoint::None, ZeroPoint::None), rng);
+    runCase(deep({1, k17, 1, 1}, {2, k17, 1, 1}, U8, I8, ZeroPoint::PerTensor, ZeroPoint::PerTensor), rng);
+    runCase(deep({1, k17, 1, 1}, {2, k17, 1, 1}, I8, I8, ZeroPoint::None, ZeroPoint::PerChannel), rng);
   }
-  SUBCASE("one spatial dimension: K = C * KW = 2^16 over 4 output pixels, padded") {
-    Case c = deep({1, 1u << 15, 4}, {2, 1u << 15, 2}, U8, I8, ZeroPoint::PerTensor, ZeroPoint::PerChannel);
+  SUBCASE("one spatial dimension: K = C * KW = 2^17 over 4 output pixels, padded") {
+    Case c = deep({1, 1u << 16, 4}, {2, 1u << 16, 2}, U8, I8, ZeroPoint::PerTensor, ZeroPoint::PerChannel);
     c.startPadding = {1};
     runCase(c, rng);
   }
@@ -499,7 +499,7 @@ TEST_CASE("convolution_integer: deep reductions, K up to 2^20") {
     }
   }
   SUBCASE("strided tensors") {
-    Case c = deep({1, 1u << 16, 1, 2}, {2, 1u << 16, 1, 1}, I8, I8, ZeroPoint::PerTensor, ZeroPoint::PerTensor);
+    Case c = deep({1, 1u << 17, 1, 2}, {2, 1u << 17, 1, 1}, I8, I8, ZeroPoint::PerTensor, ZeroPoint::PerTensor);
     c.strided = true;
     runCase(c, rng);
   }
