@@ -5,7 +5,6 @@
 // after shaders/convolution_integer_pack.comp where operands are packed.
 #include <algorithm>
 #include <cstdlib>
-#include <stdexcept>
 
 #include "internal.hpp"
 
@@ -184,7 +183,8 @@ GemmSplit splitGemm(const GemmLoops& loops, uint64_t tiles, uint32_t steps, cons
   uint32_t most = 0;  // the most steps that fit: passes grow with steps
   for (uint32_t bit = uint32_t(1) << 31; bit; bit >>= 1)
     if (most + bit <= steps && loops.passes(perGroup, most + bit) <= kLoopBudget) most += bit;
-  if (most == 0) throw std::logic_error(concat(kOp, ": one K step of a tile exceeds the loop budget"));
+  if (most == 0)
+    throw Error(ErrorCode::Internal, kOp, "plan", concat(kOp, ": plan: one K step of a tile exceeds the loop budget"));
   s.chunks = (steps + most - 1) / most;
   s.chunkSteps = (steps + s.chunks - 1) / s.chunks;
   s.loopPasses = loops.passes(perGroup, s.chunkSteps);

@@ -1,7 +1,6 @@
 // What every operator shares: errors, tensor rules, compiling a plan into
 // pipelines, binding tables, and recording dispatches.
 #include <algorithm>
-#include <stdexcept>
 
 #include "checked.hpp"
 #include "device_impl.hpp"
@@ -334,9 +333,10 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
   compiled->dispatches = plan.plan(impl_->info, options);
   for (const auto& d : compiled->dispatches)
     if (d.loopPasses > detail::kLoopBudget)
-      throw std::logic_error(detail::concat(plan.name, ": ", d.kernel, ": an invocation could make ", d.loopPasses,
-                                            " loop passes, more than the budget of ", detail::kLoopBudget,
-                                            " (kLoopBudget): the planner must split this work"));
+      throw Error(ErrorCode::Internal, plan.name, d.kernel,
+                  detail::concat(plan.name, ": ", d.kernel, ": an invocation could make ", d.loopPasses,
+                                 " loop passes, more than the budget of ", detail::kLoopBudget,
+                                 " (kLoopBudget): the planner must split this work"));
   for (const auto& d : compiled->dispatches) compiled->scratchBytes = std::max(compiled->scratchBytes, d.scratchBytes);
 
   // All parameter blocks in one device-local buffer, each 256-byte aligned.
