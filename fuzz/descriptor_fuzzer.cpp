@@ -38,8 +38,11 @@ constexpr uint64_t kSlackRoom = 64;  // a binding may extend past its tensor (Bi
 // loaded, so tests/lsan.supp can name the driver's own allocations.
 std::shared_ptr<vkdml::Device>* gDevice = nullptr;
 
+// The running case, as far as it got: the operator, its tensors, the bindings.
+std::string gCase;
+
 [[noreturn]] void finding(const std::string& what) {
-  std::fprintf(stderr, "FINDING: %s\n", what.c_str());
+  std::fprintf(stderr, "FINDING: %s\n%s", what.c_str(), gCase.c_str());
   std::fflush(stderr);
   std::abort();
 }
@@ -123,6 +126,7 @@ class Run {
   size_t slots() const { return layouts_.size(); }
   size_t outputSlot() const { return layouts_.size() - 1; }
   std::string slotName(size_t slot) const { return slot == outputSlot() ? std::string("output") : str("input ", slot); }
+  std::string describe() const;
   void checkAccepted(const vkdml::Operator& op) const;
   bool fitsTable() const;
   bool fitsExecution() const;
@@ -380,6 +384,7 @@ Outcome Run::go() {
 
   for (const DML_TENSOR_DESC* in : c_.inputs) layouts_.push_back(fuzz::readLayout(in));
   layouts_.push_back(fuzz::readLayout(c_.output));
+  gCase = str("  operator ", op.name(), describe());
   checkAccepted(op);
 
   vkdml::CompiledOperator compiled;
@@ -398,6 +403,10 @@ Outcome Run::go() {
   placeBindings();
   vkdml::BindingTable table = compiled.createBindingTable();
   for (const fuzz::BindCall& call : c_.calls) bind(table, call);
+  for (size_t slot = 0; boundInputs_ && boundOutputs_ && slot < slots(); ++slot) {
+    const vkdml::BufferBinding& b = slot == outputSlot() ? (*boundOutputs_)[0] : (*boundInputs_)[slot];
+    if (b.buffer) gCase += str("  ", slotName(slot), " bound at [", b.offset, ", +", b.sizeInBytes, ")\n");
+  }
   if (!boundInputs_ || !boundOutputs_) {
     // Recording must refuse; nothing is submitted either way.
     struct Recorded {};
@@ -424,8 +433,28 @@ Outcome Run::go() {
   return Outcome::Executed;
 }
 
+// Each slot's tensor: type, sizes, strides (given or packed), total bytes, alignment.
+std::string Run::describe() const {
+  std::string text = c_.options.convolutionPath == vkdml::ConvolutionPath::Auto
+                         ? "\n"
+                         : str(", compiled for path ", vkdml::toString(c_.options.convolutionPath), "\n");
+  for (size_t slot = 0; slot < slots(); ++slot) {
+    if (!layouts_[slot]) continue;
+    const Layout& t = *layouts_[slot];
+    static const char* const kTypeNames[] = {"UNKNOWN", "FLOAT32", "FLOAT16", "UINT32",  "UINT16", "UINT8",
+                                             "INT32",   "INT16",   "INT8",    "FLOAT64", "UINT64", "INT64"};
+    text += str("  ", slotName(slot), ": ", kTypeNames[t.dataType], ", sizes {");
+    for (uint32_t d = 0; d < t.rank; ++d) text += str(d ? "," : "", t.sizes[d]);
+    text += "}, strides {";
+    for (uint32_t d = 0; d < t.rank; ++d) text += str(d ? "," : "", t.strides[d]);
+    text += str("}, TotalTensorSizeInBytes ", t.totalBytes, ", alignment ", t.alignment, "\n");
+  }
+  return text;
+}
+
 Outcome runBytes(const uint8_t* data, size_t size) {
   std::unique_ptr<fuzz::Case> c = fuzz::decode(data, size);
+  gCase = str("  operator type ", operatorType(c->desc), " (not accepted yet)\n");
   const Outcome outcome = Run(*c).go();
   ++gOutcomes[static_cast<int>(outcome)];
   if (gVerbose) std::fprintf(stderr, "%s\n", kOutcomeNames[static_cast<int>(outcome)]);
