@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <iterator>
 #include <numeric>
+#include <type_traits>
 
 #include "layout.hpp"
 
@@ -90,14 +92,19 @@ class Decoder {
 
   uint32_t edge() { return r_.rarely(32) ? r_.u32() : kEdges[r_.byte() % std::size(kEdges)]; }
 
-  // A dimension: mostly 1..8, sometimes up to 256 or 65536, rarely an edge.
+  // A dimension: mostly 1..8, sometimes up to 256 or 65536, rarely any
+  // 32-bit value or an edge.
   uint32_t size() {
     const uint8_t b = r_.byte();
     if (b < 192) return 1 + b % 8;
     if (b < 240) return 1u + r_.byte();
-    if (b < 252) return 1u + r_.u16();
+    if (b < 250) return 1u + r_.u16();
+    if (b < 253) return 1u + r_.u32() % 0xFFFFFFFFu;
     return edge();
   }
+  // A value in [0, n): mostly from one byte, sometimes from four (large
+  // windows, offsets and steps over large sizes).
+  uint32_t below(uint32_t n) { return r_.rarely(16) ? r_.u32() % n : r_.byte() % n; }
   uint32_t rank(uint32_t lo, uint32_t hi) {  // biased to the first 4
     const uint8_t b = r_.byte();
     return lo + b % (b < 224 ? std::min(4u, hi - lo + 1) : hi - lo + 1);
@@ -125,7 +132,8 @@ class Decoder {
   }
 
   // Strides for `sizes`: none (packed), packed, padded, permuted, 0 in
-  // some dimensions, or raw values.
+  // some dimensions, one of them huge (a view into a vast buffer), or raw
+  // values.
   const UINT* strides(const UINT* sizes, uint32_t n) {
     const uint8_t mode = r_.byte();
     if (mode < 112) return nullptr;
@@ -140,9 +148,10 @@ class Decoder {
       s[d] = static_cast<UINT>(stride);  // a stride past 32 bits wraps: overlapping layouts
       stride = stride * sizes[d] + (padded ? r_.range(0, 3) : 0);
     }
-    if (mode >= 208 && mode < 232)
+    if (mode >= 208 && mode < 224)
       for (uint32_t d = 0; d < n; ++d)
         if (r_.byte() & 1) s[d] = 0;
+    if (mode >= 224 && mode < 232 && n > 0) s[r_.byte() % n] = r_.rarely(64) ? edge() : 1u << 24 | r_.u32();
     if (mode >= 232)
       for (uint32_t d = 0; d < n; ++d) s[d] = r_.rarely(96) ? edge() : r_.range(0, 8);
     return s;
@@ -209,9 +218,9 @@ class Decoder {
     for (uint32_t i = 0; i < n; ++i) {
       in[i] = size();
       const uint32_t extent = std::max(in[i], 1u);
-      offsets[i] = r_.byte() % extent;
-      windows[i] = 1 + r_.byte() % (extent - offsets[i]);
-      const uint32_t step = 1 + r_.byte() % windows[i];  // <= 256
+      offsets[i] = below(extent);
+      windows[i] = 1 + below(extent - offsets[i]);
+      const uint32_t step = 1 + below(std::min(windows[i], 0x7FFFFFFFu));  // an INT
       steps[i] = r_.byte() & 1 ? -static_cast<int32_t>(step) : static_cast<int32_t>(step);
       out[i] = 1 + (windows[i] - 1) / step;
       if (r_.rarely(12)) out[i] = r_.byte() & 1 ? out[i] + 1 : 1 + r_.byte() % out[i];  // too many / fewer
