@@ -34,9 +34,16 @@ constexpr uint64_t kGuard = 256;                   // bytes before and after eac
 constexpr uint64_t kRegionAlignment = 4096;
 constexpr uint64_t kSlackRoom = 64;  // a binding may extend past its tensor (BindingChoice::slack)
 
-// Never released: LeakSanitizer's check at exit then still sees lavapipe
-// loaded, so tests/lsan.supp can name the driver's own allocations.
+// The device the cases run on. Its pipeline cache keeps one pipeline per
+// kernel and specialization (the convolution's tile shapes alone make
+// hundreds), each with lavapipe's compiled code: a fresh device every
+// kRunsPerDevice runs bounds the process's memory (and checks that releasing
+// one draws no validation message). A second device, never used nor
+// released, keeps lavapipe and the layers loaded, so that LeakSanitizer can
+// name their frames (tests/lsan.supp) at exit too.
 std::shared_ptr<vkdml::Device>* gDevice = nullptr;
+std::shared_ptr<vkdml::Device>* gKeepLoaded = nullptr;
+constexpr uint64_t kRunsPerDevice = 50000;
 
 // The running case, as far as it got: the operator, its tensors, the bindings.
 std::string gCase;
@@ -503,20 +510,29 @@ void writeSeeds(const std::string& dir) {
   std::ofstream(dir + "/invalid-operator-type", std::ios::binary).write(reinterpret_cast<const char*>(invalid), 2);
 }
 
-}  // namespace
+bool validationWanted() {  // unless $VKDML_VALIDATION=0
+  const char* env = std::getenv("VKDML_VALIDATION");
+  return !(env && std::strcmp(env, "0") == 0);
+}
 
-extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+std::shared_ptr<vkdml::Device> createDevice() {
   vkdml::DeviceOptions options;
   // lavapipe, unless $VKDML_DEVICE says otherwise: the size limits and the
   // paths left out are chosen for it.
   if (!std::getenv("VKDML_DEVICE")) options.selector = "llvmpipe";
-  const char* env = std::getenv("VKDML_VALIDATION");
-  options.validation = !(env && std::strcmp(env, "0") == 0);
+  options.validation = validationWanted();
   options.onValidationMessage = [](const char* message) { finding(str("Vulkan validation: ", message)); };
-  gDevice = new std::shared_ptr<vkdml::Device>(vkdml::Device::create(options));
+  return vkdml::Device::create(options);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  gKeepLoaded = new std::shared_ptr<vkdml::Device>(createDevice());
+  gDevice = new std::shared_ptr<vkdml::Device>(createDevice());
   std::fprintf(stderr, "descriptor_fuzzer: device %s, validation %s\n", (*gDevice)->info().name.c_str(),
                (*gDevice)->info().validationEnabled ? "on" : "OFF");
-  if (options.validation && !(*gDevice)->info().validationEnabled) {
+  if (validationWanted() && !(*gDevice)->info().validationEnabled) {
     std::fprintf(stderr, "descriptor_fuzzer: the validation layers are not installed (vulkan-validationlayers)\n");
     std::exit(1);
   }
@@ -530,6 +546,11 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static uint64_t runs = 0;
+  if (++runs % kRunsPerDevice == 0) {
+    gDevice->reset();
+    *gDevice = createDevice();
+  }
   runBytes(data, size);
   return 0;
 }
