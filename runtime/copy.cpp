@@ -47,6 +47,17 @@ CopyBox boxOf(const TensorInfo& input, const TensorInfo& output, uint32_t inputS
   return box;
 }
 
+namespace {
+// Whether whole == part * count. Steps times strides may reach 2^63
+// (DML_SLICE1 over a tensor spanning nearly 2^64 bytes): a product that
+// does not fit in 64 bits equals no stride.
+bool isProduct(int64_t whole, int64_t part, uint32_t count) {
+  const uint64_t magnitude = part < 0 ? 0 - static_cast<uint64_t>(part) : static_cast<uint64_t>(part);
+  if (count != 0 && magnitude > static_cast<uint64_t>(INT64_MAX) / count) return false;
+  return whole == part * int64_t(count);
+}
+}  // namespace
+
 CopyBox collapse(const CopyBox& box) {
   CopyBox out = box;
   out.rank = 0;
@@ -67,8 +78,8 @@ CopyBox collapse(const CopyBox& box) {
       uint32_t last = out.rank - 1;   // the next-outer kept dimension
       // Merge the outer dimension `last` with this inner one `d` when the
       // outer stride steps exactly over the inner extent in both tensors.
-      if (out.inputStrides[last] == box.inputStrides[d] * box.sizes[d] &&
-          out.outputStrides[last] == box.outputStrides[d] * box.sizes[d] &&
+      if (isProduct(out.inputStrides[last], box.inputStrides[d], box.sizes[d]) &&
+          isProduct(out.outputStrides[last], box.outputStrides[d], box.sizes[d]) &&
           uint64_t(out.sizes[last]) * box.sizes[d] <= 0xFFFFFFFFull) {
         out.sizes[last] *= box.sizes[d];
         out.inputStrides[last] = box.inputStrides[d];
@@ -98,11 +109,13 @@ constexpr uint32_t kVectorBytes = 16;
 bool vectorizable(const CopyBox& box, uint32_t elementSize) {
   const uint32_t last = box.rank - 1;
   if (box.inputStrides[last] != 1 || box.outputStrides[last] != 1) return false;
-  auto aligned = [&](int64_t elements) { return (elements * int64_t(elementSize)) % kVectorBytes == 0; };
-  if (!aligned(box.sizes[last]) || !aligned(int64_t(box.inputOffset)) || !aligned(int64_t(box.outputOffset)))
-    return false;
+  // In unsigned arithmetic: the byte counts may pass 2^63, and wrapping
+  // modulo 2^64 keeps them modulo 16 (negative strides too).
+  auto aligned = [&](uint64_t elements) { return elements * elementSize % kVectorBytes == 0; };
+  if (!aligned(box.sizes[last]) || !aligned(box.inputOffset) || !aligned(box.outputOffset)) return false;
   for (uint32_t d = 0; d < last; ++d)
-    if (!aligned(box.inputStrides[d]) || !aligned(box.outputStrides[d])) return false;
+    if (!aligned(static_cast<uint64_t>(box.inputStrides[d])) || !aligned(static_cast<uint64_t>(box.outputStrides[d])))
+      return false;
   return true;
 }
 

@@ -157,6 +157,35 @@ TEST_CASE("slice1: byte offsets past 4 GiB") {
   CHECK(wrong == 0);
 }
 
+TEST_CASE("slice1: window steps times strides past 2^63 compile") {
+  // Valid descriptors (their footprints stay below 2^64 bytes) where a step
+  // times a stride, in bytes or times the outputs along it, passes 2^63:
+  // planning the copy (merging dimensions, choosing 16-byte vectors) must not
+  // overflow signed 64-bit arithmetic (undefined behaviour: ./dev.sh asan
+  // reports it).
+  struct Case {
+    DML_TENSOR_DATA_TYPE type;
+    UINT sizes[2], strides[2], windows[2];
+    INT steps[2];
+  };
+  const Case cases[] = {
+      // Rows of 2 FLOAT64 (16 bytes) (2^28 + 1) * (2^32 - 1) elements apart: 2^63 + 2^35 - 2^31 - 8 bytes.
+      {DML_TENSOR_DATA_TYPE_FLOAT64, {(1u << 28) + 2, 2}, {0xFFFFFFFF, 1}, {(1u << 28) + 2, 2}, {(1 << 28) + 1, 1}},
+      // An inner step of (2^30 + 1) * (2^32 - 1) elements, times its 2 outputs.
+      {DML_TENSOR_DATA_TYPE_UINT8, {2, 0x7FFFFFFF}, {1, 0xFFFFFFFF}, {2, 0x7FFFFFFF}, {1, (1 << 30) + 1}},
+  };
+  for (const Case& c : cases) {
+    UINT outSizes[2] = {2, 2}, offsets[2] = {0, 0};
+    DML_BUFFER_TENSOR_DESC in{c.type, DML_TENSOR_FLAG_NONE, 2, c.sizes, c.strides, 0, 0};
+    in.TotalTensorSizeInBytes = DMLCalcBufferTensorSize(c.type, 2, c.sizes, c.strides);
+    DML_BUFFER_TENSOR_DESC out{
+        c.type, DML_TENSOR_FLAG_NONE, 2, outSizes, nullptr, DMLCalcBufferTensorSize(c.type, 2, outSizes, nullptr), 0};
+    DML_TENSOR_DESC inDesc{DML_TENSOR_TYPE_BUFFER, &in}, outDesc{DML_TENSOR_TYPE_BUFFER, &out};
+    DML_SLICE1_OPERATOR_DESC desc{&inDesc, &outDesc, 2, offsets, c.windows, c.steps};
+    CHECK_NOTHROW(test::device().compileOperator(test::device().createOperator({DML_OPERATOR_SLICE1, &desc})));
+  }
+}
+
 TEST_CASE("slice1: validation rules") {
   Tensor input(DML_TENSOR_DATA_TYPE_FLOAT32, {4, 6});
   Tensor output(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 3});

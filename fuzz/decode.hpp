@@ -1,0 +1,82 @@
+// Fuzzer input bytes -> an operator descriptor, compile options and the
+// binding calls to make. Descriptors are built valid (consistent shapes,
+// exact TotalTensorSizeInBytes), then perturbed where the bytes say so:
+// raw enum values, sizes of 0 or near 2^32, strides that are 0, huge or
+// overlapping, sizes that are off, null pointers. A zero byte always takes
+// the plain choice, so inputs that run out early still decode.
+#pragma once
+
+#include <vkdml/vkdml.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "byte_reader.hpp"
+
+namespace fuzz {
+
+// Owns the arrays a descriptor points to; every array is its own heap block
+// of exactly the length the descriptor declares (capped), so that
+// AddressSanitizer reports a read past it.
+class Storage {
+ public:
+  template <typename T>
+  T* array(size_t count) {
+    T* p = new T[count]();
+    blocks_.emplace_back(p, [](void* q) { delete[] static_cast<T*>(q); });
+    return p;
+  }
+  template <typename T>
+  T* one(const T& value) {
+    T* p = array<T>(1);
+    *p = value;
+    return p;
+  }
+
+ private:
+  std::vector<std::unique_ptr<void, void (*)(void*)>> blocks_;
+};
+
+// Where one binding points, before the harness places it in its buffer.
+struct BindingChoice {
+  enum Kind : uint8_t {
+    Own,         // the slot's own region, exactly aligned
+    Misaligned,  // its region, moved by less than its alignment
+    TooSmall,    // SizeInBytes below TotalTensorSizeInBytes
+    OutOfRange,  // past the buffer's end, or wrapping 64 bits
+    Alias,       // another slot's region, moved by `delta`
+    Nothing,     // buffer = nullptr
+  } kind = Own;
+  uint32_t other = 0;  // Alias: the slot
+  uint64_t delta = 0;  // Alias: bytes past that slot's offset; others: the amount off
+  uint64_t slack = 0;  // bytes bound past TotalTensorSizeInBytes
+};
+
+// One bindInputs (outputs = false) or bindOutputs call.
+struct BindCall {
+  bool outputs = false;
+  std::vector<BindingChoice> bindings;  // one per slot, then extra or fewer
+};
+
+struct Case {
+  Storage storage;
+  DML_OPERATOR_DESC desc{};
+  // The binding slots in vkdml's order: the descriptor's inputs (null where
+  // an optional one is left out, or where a required one was made null),
+  // then its one output.
+  std::vector<const DML_TENSOR_DESC*> inputs;
+  const DML_TENSOR_DESC* output = nullptr;
+  // DML_SCATTER_ND: the input holding indices, and how to fill it:
+  // in range, negative in range (signed types), or raw bits.
+  int indicesInput = -1;
+  uint8_t indexMode = 0;
+  vkdml::CompileOptions options;
+  uint64_t dataSeed = 0;  // the bytes placed in the buffers
+  std::vector<BindCall> calls;
+};
+
+// Decodes a whole case from the input (its pointers point into Case::storage).
+std::unique_ptr<Case> decode(const uint8_t* data, size_t size);
+
+}  // namespace fuzz
