@@ -20,7 +20,7 @@ struct CopySegment {
   uint32_t outputSlot;
   uint32_t rowsPerMaskBit;  // 0: no mask
   uint32_t maskSlot;
-  uint32_t pad;
+  uint32_t pieceShift;  // each row walked as 2^pieceShift pieces
 };
 static_assert(sizeof(CopySegment) == 208, "std430 layout of CopySegment");
 
@@ -149,42 +149,61 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
   bool index64 = largestFootprint > (uint64_t(1) << 32);
   Dispatch d;
   d.kernel = concat("copy_e", unit, index64 ? "_i64" : "_i32");
-  CopyParamsHeader header{0, static_cast<uint32_t>(boxes.size()), 0, 0, 0};
-  std::vector<CopySegment> segments;
-  uint64_t longestRow = 1;
-  for (const CopyBox& box : boxes) {
-    CopySegment s{};
-    s.firstRow = header.totalRows;
-    s.inputOffset = box.inputOffset;
-    s.outputOffset = box.outputOffset;
-    s.rank = box.rank;
-    s.inputSlot = box.inputSlot;
-    s.outputSlot = box.outputSlot;
-    if (box.maskedDims > 0) {
-      if (box.maskedDims >= box.rank) throw std::logic_error("planCopy: a masked box needs unmasked dimensions");
-      s.maskSlot = box.maskSlot;
-      s.rowsPerMaskBit = 1;
-      for (uint32_t i = box.maskedDims; i + 1 < box.rank; ++i) s.rowsPerMaskBit *= box.sizes[i];
-    }
-    uint64_t rows = 1;
-    for (uint32_t i = 0; i < kMaxDims; ++i) s.sizes[i] = 1;
-    for (uint32_t i = 0; i < box.rank; ++i) {  // stored aligned to the end
-      uint32_t at = kMaxDims - box.rank + i;
-      s.sizes[at] = box.sizes[i];
-      s.inputStrides[at] = box.inputStrides[i];
-      s.outputStrides[at] = box.outputStrides[i];
-      if (i + 1 < box.rank) rows *= box.sizes[i];
-    }
-    longestRow = std::max<uint64_t>(longestRow, box.sizes[box.rank - 1]);
-    header.totalRows += rows;
-    segments.push_back(s);
-  }
   // copy.comp's loops per row besides the walk along it: the binary search
   // for the row's segment, then the decoding of its outer coordinates.
   uint32_t halvings = 0, maxRank = 1;
   while ((uint64_t(1) << halvings) < boxes.size()) ++halvings;
   for (const CopyBox& box : boxes) maxRank = std::max(maxRank, box.rank);
-  const LaneGrid grid = laneGrid(longestRow, header.totalRows, loopPasses(halvings) + loopPasses(maxRank - 1));
+  const uint64_t rowPasses = loopPasses(halvings) + loopPasses(maxRank - 1);
+
+  // The segments, with rows longer than `pieceLength` walked as pieces of at
+  // most that length (a power-of-two count of them per row). The lanes of a
+  // row are shared by all rows, so a few long rows among many short ones
+  // would leave each lane of the long ones too far to walk.
+  CopyParamsHeader header{};
+  std::vector<CopySegment> segments;
+  LaneGrid grid;
+  auto plan = [&](uint64_t pieceLength) {
+    header = {0, static_cast<uint32_t>(boxes.size()), 0, 0, 0};
+    segments.clear();
+    uint64_t longestPiece = 1;
+    for (const CopyBox& box : boxes) {
+      CopySegment s{};
+      s.firstRow = header.totalRows;
+      s.inputOffset = box.inputOffset;
+      s.outputOffset = box.outputOffset;
+      s.rank = box.rank;
+      s.inputSlot = box.inputSlot;
+      s.outputSlot = box.outputSlot;
+      if (box.maskedDims > 0) {
+        if (box.maskedDims >= box.rank) throw std::logic_error("planCopy: a masked box needs unmasked dimensions");
+        s.maskSlot = box.maskSlot;
+        s.rowsPerMaskBit = 1;
+        for (uint32_t i = box.maskedDims; i + 1 < box.rank; ++i) s.rowsPerMaskBit *= box.sizes[i];
+      }
+      uint64_t rows = 1;
+      for (uint32_t i = 0; i < kMaxDims; ++i) s.sizes[i] = 1;
+      for (uint32_t i = 0; i < box.rank; ++i) {  // stored aligned to the end
+        uint32_t at = kMaxDims - box.rank + i;
+        s.sizes[at] = box.sizes[i];
+        s.inputStrides[at] = box.inputStrides[i];
+        s.outputStrides[at] = box.outputStrides[i];
+        if (i + 1 < box.rank) rows *= box.sizes[i];
+      }
+      // Pieces: the shader's last piece starts at (2^shift - 1) * piece < 2^32.
+      const uint64_t length = box.sizes[box.rank - 1];
+      while ((((length - 1) >> s.pieceShift) + 1) > pieceLength &&
+             ((uint64_t(2) << s.pieceShift) - 1) * (((length - 1) >> (s.pieceShift + 1)) + 1) < (uint64_t(1) << 32))
+        ++s.pieceShift;
+      longestPiece = std::max(longestPiece, ((length - 1) >> s.pieceShift) + 1);
+      header.totalRows += rows << s.pieceShift;
+      segments.push_back(s);
+    }
+    grid = laneGrid(longestPiece, header.totalRows, rowPasses);
+  };
+  plan(~uint64_t(0));
+  for (uint64_t pieceLength = uint64_t(1) << 16; grid.loopPasses > kLoopBudget && pieceLength >= 64; pieceLength /= 4)
+    plan(pieceLength);
   d.loopPasses = grid.loopPasses;
   header.columnShift = grid.columnShift;
   header.rowStride = grid.rowStride;

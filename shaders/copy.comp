@@ -30,7 +30,7 @@ struct CopySegment {
   uint outputSlot;
   uint rowsPerMaskBit;  // 0: no mask; else row r is skipped if bit r / rowsPerMaskBit is set
   uint maskSlot;        // the slot of the mask's words
-  uint pad;
+  uint pieceShift;      // each row is walked as 2^pieceShift pieces, consecutive rows of the dispatch
 };
 
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer MaskWords {
@@ -66,6 +66,11 @@ void main() {
       if (uint(p.segments[mid].firstRow) <= row) lo = mid; else hi = mid - 1;
     }
     uint local = row - uint(p.segments[lo].firstRow);
+    // Long rows are cut into pieces (so that no invocation walks too far):
+    // the low pieceShift bits of the row index are the piece.
+    const uint pieceShift = p.segments[lo].pieceShift;
+    const uint piece = local & ((1u << pieceShift) - 1u);
+    local >>= pieceShift;
     const uint rowsPerMaskBit = p.segments[lo].rowsPerMaskBit;
     if (rowsPerMaskBit != 0) {  // ScatterND: rows its updates overwrite are not copied
       const uint bit = local / rowsPerMaskBit;
@@ -81,14 +86,17 @@ void main() {
       inputIndex += coordinate * INDEX_T(p.segments[lo].inputStrides[d]);
       outputIndex += coordinate * INDEX_T(p.segments[lo].outputStrides[d]);
     }
-    const uint length = p.segments[lo].sizes[7];
+    const uint rowLength = p.segments[lo].sizes[7];
+    const uint pieceLength = ((rowLength - 1u) >> pieceShift) + 1u;
+    const uint pieceStart = piece * pieceLength;  // <= rowLength - 1 + 2^pieceShift - 1: no wrap
+    const uint length = pieceStart < rowLength ? min(pieceLength, rowLength - pieceStart) : 0u;
     const INDEX_T inputStep = INDEX_T(p.segments[lo].inputStrides[7]);
     const INDEX_T outputStep = INDEX_T(p.segments[lo].outputStrides[7]);
     const uint64_t source = tensorAddress(p.segments[lo].inputSlot);
     const uint64_t destination = tensorAddress(p.segments[lo].outputSlot);
     const uint myColumns = stridedCount(firstColumn, length, columnStride);
     for (uint c = 0; c < myColumns; ++c) {
-      const uint x = firstColumn + c * columnStride;
+      const uint x = pieceStart + firstColumn + c * columnStride;
       storeElement(destination, outputIndex + INDEX_T(x) * outputStep,
                    loadElement(source, inputIndex + INDEX_T(x) * inputStep));
     }

@@ -208,3 +208,18 @@ TEST_CASE("join: a few long rows spread over many workgroups") {
     test::expectSameElements(out, reference(in, out, 0));
   }
 }
+
+TEST_CASE("join: one long row beside many short ones (a case the fuzzer found)") {
+  // 600000 rows of 4 that do not merge, and one packed input that collapses
+  // to a single row of 2.4 M elements: the rows share their lanes, so the
+  // long row is walked in pieces, or each of its lanes would loop past what
+  // lavapipe allows (65535 passes).
+  std::mt19937_64 rng(3);
+  std::vector<Tensor> in = {Tensor(DML_TENSOR_DATA_TYPE_UINT8, {1, 600000, 4}, {4800000, 8, 1}),
+                            Tensor(DML_TENSOR_DATA_TYPE_UINT8, {1, 600000, 4})};
+  for (auto& t : in) t.randomize(rng);
+  Tensor out(DML_TENSOR_DATA_TYPE_UINT8, {2, 600000, 4});
+  Join j;
+  test::run(j.make(in, out, 0), pointers(in), {&out});
+  test::expectSameElements(out, reference(in, out, 0));
+}

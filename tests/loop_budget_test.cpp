@@ -197,6 +197,16 @@ TEST_CASE("loop_budget: data movement at the extremes") {
     DML_JOIN_OPERATOR_DESC join{65536, descs.data(), &output.tensor, 0};
     for (const auto& device : devices) planWithinBudget({DML_OPERATOR_JOIN, &join}, device);
   }
+  SUBCASE("Join: many short rows beside one row of 2^31 elements (found by the fuzzer)") {
+    // The rows share their lanes: without pieces, the long row's lanes would
+    // each walk 2^31 / 32 elements.
+    Desc strided(U8, {1, 65536, 8192, 2}, {1u << 31, 1u << 15, 4, 1});
+    Desc packed(U8, {1, 65536, 8192, 2});
+    Desc output(U8, {2, 65536, 8192, 2});
+    DML_TENSOR_DESC descs[2] = {strided.tensor, packed.tensor};
+    DML_JOIN_OPERATOR_DESC join{2, descs, &output.tensor, 0};
+    for (const auto& device : devices) planWithinBudget({DML_OPERATOR_JOIN, &join}, device);
+  }
   SUBCASE("DiagonalMatrix1: 2^32 - 2^16 rows of one element, one row of 2^32 - 2^16") {
     for (const std::vector<UINT>& shape : {std::vector<UINT>{65535, 65536, 1}, std::vector<UINT>{1, 65535u * 65536}}) {
       Desc output(U8, shape);
