@@ -243,8 +243,18 @@ void createCommonObjects(Device::Impl& d, const DeviceOptions& options) {
   detail::check(d.vk.vkCreatePipelineLayout(d.device, &layout, nullptr, &d.pipelineLayout), "vkCreatePipelineLayout");
   d.info.pipelineCacheLoaded =
       !options.pipelineCacheData.empty() && pipelineCacheMatches(options.pipelineCacheData, d.properties);
-  d.pipelineCache =
-      createPipelineCache(d, d.info.pipelineCacheLoaded ? options.pipelineCacheData : std::vector<uint8_t>{});
+  if (d.info.pipelineCacheLoaded) {
+    // A matching header, but the driver may still refuse the rest (NVIDIA
+    // refuses a cut blob): then the blob is ignored, as a stale one is.
+    VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    info.initialDataSize = options.pipelineCacheData.size();
+    info.pInitialData = options.pipelineCacheData.data();
+    const VkResult r = d.vk.vkCreatePipelineCache(d.device, &info, nullptr, &d.pipelineCache);
+    if (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY)
+      detail::check(r, "vkCreatePipelineCache");
+    d.info.pipelineCacheLoaded = r == VK_SUCCESS;
+  }
+  if (!d.pipelineCache) d.pipelineCache = createPipelineCache(d, {});
   d.pipelineCacheLimit = d.pipelineCacheRoom = options.pipelineCacheLimit;
   VkCommandPoolCreateInfo pool{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT | VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;

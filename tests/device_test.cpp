@@ -547,9 +547,11 @@ TEST_CASE("device: pipeline cache data round trip, a stale blob is ignored, a ma
     stale = blob;
     stale[offsetof(VkPipelineCacheHeaderVersionOne, deviceID)] ^= 1;
     CHECK_FALSE(loads(stale));
-    // Cut inside the driver's part: the header still matches; the driver checks the rest.
+    // Cut inside the driver's part: the header still matches; the driver
+    // checks the rest, taking what it can (lavapipe) or refusing the blob
+    // (NVIDIA), which is then ignored. Either way the device works.
     std::vector<uint8_t> cut(blob.begin(), blob.begin() + std::max(sizeof header, blob.size() / 2));
-    CHECK(loads(cut));
+    loads(cut);
 
     auto rejected = [&](const std::vector<uint8_t>& data, const std::string& mention) {
       options.pipelineCacheData = data;

@@ -84,7 +84,7 @@ struct DeviceOptions {
   size_t pipelineCacheLimit = 64;
   // A blob from Device::pipelineCacheData() of an earlier run: the pipelines
   // it holds are not compiled again. One from another device or driver
-  // version is ignored (DeviceInfo::pipelineCacheLoaded says); one that is
+  // version, or one the driver refuses, is ignored (DeviceInfo::pipelineCacheLoaded says); one that is
   // not a Vulkan pipeline cache at all (too short for its header, an unknown
   // header) is an InvalidArgument error.
   std::vector<uint8_t> pipelineCacheData;
@@ -117,7 +117,7 @@ struct DeviceInfo {
   // convolution path can run.
   bool cooperativeMatrixInt8 = false;
   bool validationEnabled = false;
-  bool pipelineCacheLoaded = false;  // DeviceOptions::pipelineCacheData matched this device and driver
+  bool pipelineCacheLoaded = false;  // DeviceOptions::pipelineCacheData matched this device and the driver took it
 };
 
 class Device;
