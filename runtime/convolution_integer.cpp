@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "checked.hpp"
 #include "internal.hpp"
 
 namespace vkdml {
@@ -263,6 +264,8 @@ ConvolutionPath choosePath(const CompileOptions& options, const DeviceInfo& devi
                            uint32_t Kg, bool contiguousRows, bool operandsPack) {
   ConvolutionPath path = options.convolutionPath;
   const char* field = "CompileOptions.convolutionPath";
+  if (static_cast<uint32_t>(path) > static_cast<uint32_t>(ConvolutionPath::CooperativeMatrixEmulated))
+    throwInvalid(kOp, field, concat("is not a ConvolutionPath (", static_cast<int>(path), ")"));
   if (path == ConvolutionPath::Auto)
     if (const char* env = std::getenv("VKDML_CONVOLUTION_PATH"); env && *env) {
       path = parsePath(env);
@@ -375,8 +378,9 @@ struct ConvolutionIntegerPlan : OperatorPlan {
         p.groupOutputChannels > 128 && device.maxComputeSharedMemorySize >= coopmatSharedBytes(256) ? 256 : 128;
     const uint32_t mTiles = (p.M + kCoopmatBM - 1) / kCoopmatBM, nTiles = (p.groupOutputChannels + bn - 1) / bn;
     const uint32_t kTiles = (p.groupK + kCoopmatBK - 1) / kCoopmatBK;
-    const uint64_t packedA = uint64_t(groups) * mTiles * kTiles * kCoopmatBM * kCoopmatBK;
-    const uint64_t packedB = uint64_t(groups) * nTiles * kTiles * bn * kCoopmatBK;
+    // Sizes that pass 2^64 only need to be known too large (valueOr).
+    const uint64_t packedA = (Checked(groups) * mTiles * kTiles * (kCoopmatBM * kCoopmatBK)).valueOr(~uint64_t(0) / 2);
+    const uint64_t packedB = (Checked(groups) * nTiles * kTiles * (bn * kCoopmatBK)).valueOr(~uint64_t(0) / 2);
     auto fitsScratch = [&](uint64_t bytes) {
       return bytes <= kMaxPackedBytes && bytes <= device.maxMemoryAllocationSize;
     };

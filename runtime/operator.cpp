@@ -505,6 +505,7 @@ void BindingTable::bindOutputs(const std::vector<BufferBinding>& outputs) try {
 
 void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings) const try {
   if (!impl_) throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "record", "the compiled operator is empty");
+  if (!cmd) throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "record", "the command buffer is null");
   const OperatorPlan& plan = impl_->op.plan();
   const BindingTable::Impl* t = bindings.impl_.get();
   if (!t || t->op.get() != impl_.get())

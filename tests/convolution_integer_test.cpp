@@ -714,6 +714,15 @@ TEST_CASE("convolution_integer: paths: options, the environment variable, refusa
     }
   }
 
+  // A value outside the enumeration (a hostile or stale option) is refused.
+  try {
+    device.compileOperator(op, {static_cast<vkdml::ConvolutionPath>(99)});
+    FAIL("accepted an unknown path value");
+  } catch (const vkdml::Error& error) {
+    CHECK(error.code() == vkdml::ErrorCode::InvalidArgument);
+    CHECK(error.field() == "CompileOptions.convolutionPath");
+  }
+
   // The environment variable (restored afterwards: the runner may have set it).
   const char* saved = std::getenv("VKDML_CONVOLUTION_PATH");
   const std::string savedValue = saved ? saved : "";

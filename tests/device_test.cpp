@@ -113,6 +113,7 @@ TEST_CASE("device: binding tables check every binding") {
   expectBindError([&] { table.bindInputs({{&buffer, 0, 20}, {&buffer, 64, 24}}); }, "TotalTensorSizeInBytes = 24");
   expectBindError([&] { table.bindInputs({{&buffer, 0, 24}, {&buffer, 4080, 24}}); }, "exceeds the buffer's 4096");
   expectBindError([&] { table.bindOutputs({{&buffer, 0, 47}}); }, "OutputTensor");
+  CHECK_THROWS_AS(op.record(VK_NULL_HANDLE, table), vkdml::Error);  // no command buffer
   // Executing with nothing bound is an error, not a fault.
   expectBindError([&] { d.execute(op, table); }, "not bound");
   // A table of another compiled operator.
