@@ -71,7 +71,7 @@ fuzz() {
     return
   fi
   local seconds=${1:-3600}
-  run_fuzzer "$FUZZER" "$seconds" descriptor fuzz/corpus/*
+  run_fuzzer "$FUZZER" "$seconds" descriptor fuzz/corpus/* fuzz/regressions/*
   run_fuzzer "$MODEL_FUZZER" $((seconds / 3 + 1)) model tests/models/*.json
 }
 

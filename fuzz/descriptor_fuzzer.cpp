@@ -15,6 +15,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "decode.hpp"
 #include "layout.hpp"
@@ -52,6 +53,11 @@ std::string gCase;
   std::fprintf(stderr, "FINDING: %s\n%s", what.c_str(), gCase.c_str());
   std::fflush(stderr);
   std::abort();
+}
+
+// decode.cpp also draws values outside the enumeration, which compile must reject.
+bool knownPath(vkdml::ConvolutionPath path) {
+  return static_cast<uint32_t>(path) <= static_cast<uint32_t>(vkdml::ConvolutionPath::CooperativeMatrixEmulated);
 }
 
 template <typename... Args>
@@ -401,10 +407,18 @@ Outcome Run::go() {
     checkError(e, "compileOperator");
     using P = vkdml::ConvolutionPath;
     const P path = c_.options.convolutionPath;
-    if (e.code() != vkdml::ErrorCode::Unsupported || (path != P::DotProduct && path != P::CooperativeMatrix))
+    const bool unsupportedPath =
+        e.code() == vkdml::ErrorCode::Unsupported && (path == P::DotProduct || path == P::CooperativeMatrix);
+    const bool rejectedPath =
+        e.code() == vkdml::ErrorCode::InvalidArgument && !knownPath(path) &&
+        std::string_view(e.what()).find("CompileOptions.convolutionPath") != std::string_view::npos;
+    if (!unsupportedPath && !rejectedPath)
       finding(str("compileOperator failed (path ", vkdml::toString(path), "): ", e.what()));
     return Outcome::NotCompiled;
   }
+  if (op.type() == DML_OPERATOR_CONVOLUTION_INTEGER && !knownPath(c_.options.convolutionPath))
+    finding(
+        str("compileOperator accepted CompileOptions.convolutionPath ", static_cast<int>(c_.options.convolutionPath)));
   if (!fitsTable()) return Outcome::TooLarge;
 
   placeBindings();
