@@ -452,15 +452,18 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& options) try {
   const OptionalExtensions has = optionalExtensions(d.physicalDevice, d.info.apiVersion);
   Features supported(has);
   vkGetPhysicalDeviceFeatures2(d.physicalDevice, &supported.core);
+  // All missing features are named at once (SwiftShader lacks three).
+  std::string missing;
   auto require = [&](VkBool32 present, const char* feature) {
-    if (!present)
-      throw Error(ErrorCode::Unsupported, "Device", feature,
-                  detail::concat(d.info.name, " lacks the feature ", feature, ", which vkdml needs"));
+    if (!present) missing += detail::concat(missing.empty() ? "" : ", ", feature);
   };
   require(supported.address.bufferDeviceAddress, "bufferDeviceAddress");
   require(supported.core.features.shaderInt64, "shaderInt64");
   require(supported.storage8.storageBuffer8BitAccess, "storageBuffer8BitAccess");
   require(supported.storage16.storageBuffer16BitAccess, "storageBuffer16BitAccess");
+  if (!missing.empty())
+    throw Error(ErrorCode::Unsupported, "Device", "features",
+                detail::concat(d.info.name, " lacks ", missing, ", which vkdml needs"));
 
   // What the fast convolution paths use is enabled where present.
   Features enabled(has);
