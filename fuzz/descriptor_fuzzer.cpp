@@ -430,7 +430,11 @@ Outcome Run::go() {
     checkError(e, "compileOperator");
     using P = vkdml::ConvolutionPath;
     const P path = c_.options.convolutionPath;
-    if (e.code() != vkdml::ErrorCode::Unsupported || (path != P::DotProduct && path != P::CooperativeMatrix))
+    // A path outside the enumeration is InvalidArgument; a forced path the device lacks, Unsupported.
+    const bool invalidPath = static_cast<uint32_t>(path) > static_cast<uint32_t>(P::CooperativeMatrixEmulated);
+    if (invalidPath
+            ? e.code() != vkdml::ErrorCode::InvalidArgument
+            : e.code() != vkdml::ErrorCode::Unsupported || (path != P::DotProduct && path != P::CooperativeMatrix))
       finding(str("compileOperator failed (path ", vkdml::toString(path), "): ", e.what()));
     return Outcome::NotCompiled;
   }
