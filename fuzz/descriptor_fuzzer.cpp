@@ -135,6 +135,7 @@ class Run {
   vkdml::Buffer buffer_;
   std::vector<uint8_t> before_;
   std::optional<std::vector<vkdml::BufferBinding>> boundInputs_, boundOutputs_;
+  vkdml::Buffer temporary_;
 
   size_t slots() const { return layouts_.size(); }
   size_t outputSlot() const { return layouts_.size() - 1; }
@@ -150,6 +151,8 @@ class Run {
   void bind(vkdml::BindingTable& table, const fuzz::BindCall& call);
   void checkBinding(const vkdml::BufferBinding& b, size_t slot, const char* call) const;
   bool inPlace() const;
+  bool anyOwned() const;
+  void bindTemporary(vkdml::BindingTable& table, uint64_t bytes);
   std::optional<size_t> inputUnderOutput() const;
   void checkExecution();
 };
@@ -288,7 +291,12 @@ void Run::checkBinding(const vkdml::BufferBinding& b, size_t slot, const char* c
     if (b.buffer) finding(where + " while its descriptor leaves it out");
     return;
   }
-  if (!b.buffer) finding(where + ": no buffer");
+  if (!b.buffer) {
+    // With inputs owned by DML, bindInputs takes nothing for any input:
+    // record() and the initializer check what each needs.
+    if (!anyOwned()) finding(where + ": no buffer");
+    return;
+  }
   if (b.offset % t->alignment) finding(str(where, ": offset not a multiple of ", t->alignment));
   if (b.sizeInBytes < t->totalBytes) finding(str(where, ": below TotalTensorSizeInBytes ", t->totalBytes));
   if (b.offset > bufferBytes_ || b.sizeInBytes > bufferBytes_ - b.offset)
@@ -318,6 +326,27 @@ void Run::bind(vkdml::BindingTable& table, const fuzz::BindCall& call) {
     finding(str(name, " accepted ", bindings.size(), " bindings for ", expected, " slots"));
   for (size_t i = 0; i < bindings.size(); ++i) checkBinding(bindings[i], first + i, name);
   (call.outputs ? boundOutputs_ : boundInputs_) = bindings;
+}
+
+// An input flagged DML_TENSOR_FLAG_OWNED_BY_DML (the descriptor was accepted, so readable).
+bool Run::anyOwned() const {
+  return std::any_of(c_.inputs.begin(), c_.inputs.end(), [](const DML_TENSOR_DESC* d) {
+    return d && (static_cast<const DML_BUFFER_TENSOR_DESC*>(d->Desc)->Flags & DML_TENSOR_FLAG_OWNED_BY_DML);
+  });
+}
+
+// A temporary resource of the caller's, full of garbage, in a buffer of its
+// own: a misaligned offset is refused, an aligned one accepted.
+void Run::bindTemporary(vkdml::BindingTable& table, uint64_t bytes) {
+  temporary_ = device_.createBuffer(bytes + 256);
+  temporary_.fill(0xFFFFFFFFu, (bytes + 256) & ~uint64_t(3));
+  try {
+    table.bindTemporary({&temporary_, 16, bytes});
+    finding(str("bindTemporary accepted offset 16 (not a multiple of ", DML_TEMPORARY_BUFFER_ALIGNMENT, ")"));
+  } catch (const vkdml::Error& e) {
+    checkError(e, "bindTemporary");
+  }
+  table.bindTemporary({&temporary_, 256, bytes});
 }
 
 // DML_SCATTER_ND in place: the output bound exactly over InputTensor, with
@@ -444,7 +473,10 @@ Outcome Run::go() {
     }
   }
   if (!fitsExecution()) return Outcome::TooLarge;
+  const vkdml::BindingProperties properties = compiled.bindingProperties();
+  if (properties.temporaryResourceSize && c_.calls.size() % 2) bindTemporary(table, properties.temporaryResourceSize);
   try {
+    if (properties.persistentResourceSize) device_.initialize(compiled, table);
     device_.execute(compiled, table);
   } catch (const vkdml::Error& e) {
     checkError(e, "execute");

@@ -423,13 +423,19 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       const GemmSplit split =
           splitGemm(coopmatLoops(bn, emulated, packing, packing && !packA), p.tiles, kTiles, device);
       if (!packing) return chunkDispatches(d, p, split, kCoopmatBK, kFlagsConstant, true);
+      // A filter flagged DML_TENSOR_FLAG_OWNED_BY_DML and packed alone is
+      // packed once, by the initializer, into the persistent resource. With
+      // A (packed per execution into the temporary resource, where the GEMM
+      // expects B beside it) it is packed from its copy like any filter.
+      const bool persistentB = filter.owned && !packA;
+      constexpr size_t kTensorSlots = 5;  // InputTensor, its zero point, FilterTensor, its zero point, OutputTensor
       p.packedAOffset = 0;
       p.packedBOffset = packA ? packedA : 0;
-      p.scratchSlot = 5;  // after InputTensor, its zero point, FilterTensor, its zero point, OutputTensor
+      p.scratchSlot = persistentB ? persistentSlot(kTensorSlots) : temporarySlot(kTensorSlots);
       p.aChunks = static_cast<uint32_t>(packA ? packedA / 16 : 0);
       p.totalChunks = static_cast<uint32_t>(scratchBytes / 16);  // <= kMaxPackedBytes / 16
       d.params = bytesOf(p);
-      d.scratchBytes = scratchBytes;
+      d.scratchBytes = persistentB ? 0 : scratchBytes;
       d.specialization.push_back(packA ? 1 : 0);  // PACK_A
       std::vector<Dispatch> dispatches = chunkDispatches(d, p, split, kCoopmatBK, kFlagsConstant, true);
       Dispatch pack;
@@ -444,6 +450,13 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       // Its one loop walks 16-byte chunks (at most kMaxPackedBytes / 16 of them) over the grid.
       pack.loopPasses = loopPasses((p.totalChunks + uint64_t(pack.groups[0]) * kPackWorkgroup - 1) /
                                    (uint64_t(pack.groups[0]) * kPackWorkgroup));
+      if (persistentB) {
+        pack.initializer = true;
+        pack.persistentBytes = scratchBytes;
+        pack.packsOwnedSlot = 2;
+        // The initializer binds the owned filter alone: B's packing reads no input zero point.
+        pack.specialization[11] &= ~kHasInputZeroPoint;
+      }
       dispatches.insert(dispatches.begin(), pack);
       return dispatches;
     }

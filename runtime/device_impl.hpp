@@ -121,8 +121,23 @@ struct CompiledOperator::Impl {
   std::vector<VkPipeline> pipelines;  // the handles of pipelineOwners, for recording
   std::vector<std::shared_ptr<const detail::Pipeline>> pipelineOwners;
   std::vector<VkDeviceAddress> paramsAddress;
-  uint64_t scratchBytes = 0;  // the largest Dispatch::scratchBytes
   std::shared_ptr<Buffer::Impl> params;
+  // BindingProperties::temporaryResourceSize: the largest
+  // Dispatch::scratchBytes in whole words (vkCmdFillBuffer), and whether
+  // record() zeroes it first (Dispatch::zeroScratch).
+  uint64_t scratchBytes = 0;
+  bool zeroScratch = false;
+  // The persistent resource: what the initializer dispatches write at its
+  // start, then a copy of each owned input they do not pack, each at a
+  // multiple of 256 bytes. persistentBytes: BindingProperties::persistentResourceSize.
+  struct OwnedInput {
+    uint32_t slot = 0;
+    uint64_t offset = 0;  // in the persistent resource
+    bool copied = false;  // false: packed by an initializer dispatch, executions do not read the slot
+  };
+  std::vector<OwnedInput> owned;
+  uint64_t persistentBytes = 0;
+  bool hasInitializer() const { return !owned.empty(); }
 };
 
 // What one slot of a binding table holds: the buffer (kept alive as long as
@@ -138,9 +153,42 @@ struct BoundRange {
 
 struct BindingTable::Impl {
   std::shared_ptr<const CompiledOperator::Impl> op;
-  std::shared_ptr<Buffer::Impl> table;           // host-visible: one device address per slot
-  std::shared_ptr<Buffer::Impl> scratch;         // OperatorPlan::scratchBytes, if any
+  // Host-visible: one device address per slot (inputs, outputs, temporary,
+  // persistent) as executions read them, then as the initializer does
+  // (they differ in the owned inputs': their copies in the persistent
+  // resource, or the bound buffers).
+  std::shared_ptr<Buffer::Impl> table;
   std::vector<std::optional<BoundRange>> slots;  // inputs, then outputs; empty until bound
+  // Bound by bindTemporary / bindPersistent; else the table's own, allocated
+  // on first use (its persistent one initialized or not).
+  std::optional<BoundRange> temporary, persistent;
+  std::shared_ptr<Buffer::Impl> ownTemporary, ownPersistent;
+  bool ownPersistentInitialized = false;
+  size_t slotCount() const { return slots.size() + 2; }  // one address array
 };
+
+namespace detail {
+// Checks a binding of a buffer range: the buffer is of `device`, the offset
+// a multiple of `alignment`, the range at least `required` bytes (named
+// `requiredName` in the error) and within the buffer. `field` names it.
+BoundRange resolveRange(const char* op, const std::string& field, const Device& device, const BufferBinding& b,
+                        uint64_t alignment, uint64_t required, const char* requiredName);
+// Checks every range bound in the candidate state of a table (its tensor
+// slots, temporary and persistent resources) against the others: no output
+// may overlap an input (but the operator's in-place pair), and the temporary
+// and persistent resources may overlap nothing. Throws InvalidArgument.
+void checkOverlaps(const OperatorPlan& plan, const std::vector<std::optional<BoundRange>>& slots,
+                   const std::optional<BoundRange>& temporary, const std::optional<BoundRange>& persistent);
+// Writes the table's two address arrays from its state.
+void publishAddresses(BindingTable::Impl& t);
+// The table's temporary / persistent resource, the table's own allocated
+// (with address) where none is bound and the operator needs one; nullopt
+// where it needs none.
+std::optional<BoundRange> temporaryRange(BindingTable::Impl& t);
+std::optional<BoundRange> persistentRange(BindingTable::Impl& t);
+// Records a barrier between the given stages and accesses.
+void barrier(const Device::Impl& d, VkCommandBuffer cmd, VkPipelineStageFlags srcStages, VkAccessFlags srcAccess,
+             VkPipelineStageFlags dstStages, VkAccessFlags dstAccess);
+}  // namespace detail
 
 }  // namespace vkdml

@@ -75,6 +75,9 @@ struct TensorInfo {
   uint64_t footprintElements = 0;  // 1 + sum (size-1)*stride: elements the layout spans
   uint64_t totalBytes = 0;         // TotalTensorSizeInBytes
   uint32_t offsetAlignment = 16;   // a binding's offset must be a multiple of this
+  // DML_TENSOR_FLAG_OWNED_BY_DML (inputs only): bound for initialization,
+  // read from the persistent resource by executions.
+  bool owned = false;
 
   bool sameLayout(const TensorInfo& o) const;
   std::string shape() const;  // "{2,3,4}"
@@ -132,11 +135,21 @@ struct Dispatch {
   // Skip this dispatch when these two binding slots resolve to one address
   // (in-place execution where the dispatch would copy a tensor onto itself).
   std::optional<std::pair<uint32_t, uint32_t>> skipWhenSlotsAlias;
-  // Bytes of scratch memory it uses (0: none). Each binding table owns
-  // scratch of the largest such size among its operator's dispatches, bound
-  // at the slot after the outputs; it is zero when the table is created, and
-  // dispatches that need it zero leave it zero again.
+  // Bytes of the temporary resource (scratch) it uses (0: none), bound at
+  // kTemporarySlot: the largest such size among an operator's dispatches is
+  // its BindingProperties::temporaryResourceSize. Its content is arbitrary
+  // when the execution starts, unless some dispatch sets zeroScratch: then
+  // record() fills the whole temporary resource with zeros first.
   uint64_t scratchBytes = 0;
+  bool zeroScratch = false;
+  // Part of the initializer (CompiledOperator::recordInitializer), not of
+  // the execution: it reads owned inputs (through the initializer's slot
+  // addresses) and writes the first persistentBytes of the persistent
+  // resource (kPersistentSlot), which executions then read. packsOwnedSlot:
+  // the owned input it packs, whose plain copy is then not kept.
+  bool initializer = false;
+  uint64_t persistentBytes = 0;
+  std::optional<uint32_t> packsOwnedSlot;
   // The most loop passes (see kLoopBudget) one invocation makes, from the
   // planner's model of the kernel: compileOperator refuses a dispatch that
   // leaves it unmodeled or over the budget.
@@ -154,6 +167,15 @@ void appendBytes(std::vector<uint8_t>& out, const T& value) {
   size_t at = out.size();
   out.resize(at + sizeof(T));
   std::memcpy(out.data() + at, &value, sizeof(T));
+}
+
+// The slots after the tensors' (inputs, then outputs): the temporary and
+// the persistent resource.
+inline uint32_t temporarySlot(size_t tensorSlots) {
+  return static_cast<uint32_t>(tensorSlots);
+}
+inline uint32_t persistentSlot(size_t tensorSlots) {
+  return static_cast<uint32_t>(tensorSlots) + 1;
 }
 
 struct Slot {

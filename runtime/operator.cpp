@@ -147,6 +147,7 @@ std::optional<TensorInfo> readTensor(const char* op, const std::string& field, c
   const uint32_t flags = rawBits(b->Flags);
   if (flags & ~static_cast<unsigned>(DML_TENSOR_FLAG_OWNED_BY_DML))
     throwInvalid(op, field + ".Flags", concat("has unknown bits (", flags, ")"));
+  t.owned = (flags & DML_TENSOR_FLAG_OWNED_BY_DML) != 0;
   if (role == TensorRole::Output) {
     if (flags & DML_TENSOR_FLAG_OWNED_BY_DML)
       throwInvalid(op, field + ".Flags", "DML_TENSOR_FLAG_OWNED_BY_DML is for inputs only");
@@ -337,7 +338,29 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
                   detail::concat(plan.name, ": ", d.kernel, ": an invocation could make ", d.loopPasses,
                                  " loop passes, more than the budget of ", detail::kLoopBudget,
                                  " (kLoopBudget): the planner must split this work"));
-  for (const auto& d : compiled->dispatches) compiled->scratchBytes = std::max(compiled->scratchBytes, d.scratchBytes);
+  // The temporary and persistent resources (BindingProperties).
+  uint64_t scratchBytes = 0, packedBytes = 0;
+  for (const auto& d : compiled->dispatches) {
+    scratchBytes = std::max(scratchBytes, d.scratchBytes);
+    packedBytes = std::max(packedBytes, d.persistentBytes);
+    compiled->zeroScratch = compiled->zeroScratch || d.zeroScratch;
+  }
+  compiled->scratchBytes = detail::Checked(scratchBytes).roundUp(4).get(plan.name, "temporary resource", "its size");
+  detail::Checked persistent = packedBytes;
+  for (uint32_t i = 0; i < plan.inputs.size(); ++i) {
+    const auto& tensor = plan.inputs[i].tensor;
+    if (!tensor || !tensor->owned) continue;
+    CompiledOperator::Impl::OwnedInput owned{i, 0, true};
+    for (const auto& d : compiled->dispatches)
+      if (d.initializer && d.packsOwnedSlot == i) owned.copied = false;
+    if (owned.copied) {
+      persistent = persistent.roundUp(DML_PERSISTENT_BUFFER_ALIGNMENT);
+      owned.offset = persistent.get(plan.name, "persistent resource", "its size");
+      persistent += tensor->totalBytes;
+    }
+    compiled->owned.push_back(owned);
+  }
+  compiled->persistentBytes = persistent.roundUp(4).get(plan.name, "persistent resource", "its size");
 
   // All parameter blocks in one device-local buffer, each 256-byte aligned.
   std::vector<uint8_t> params;
@@ -369,7 +392,8 @@ const Operator& CompiledOperator::op() const {
 std::vector<std::string> CompiledOperator::kernelNames() const try {
   if (!impl_) return {};
   std::vector<std::string> names;
-  for (const auto& d : impl_->dispatches) names.push_back(d.kernel);
+  for (const auto& d : impl_->dispatches)
+    if (!d.initializer) names.push_back(d.kernel);
   return names;
 } catch (...) {
   detail::rethrowAsError("CompiledOperator", "kernelNames");
@@ -380,24 +404,12 @@ BindingTable CompiledOperator::createBindingTable() const try {
   auto t = std::make_shared<BindingTable::Impl>();
   t->op = impl_;
   const OperatorPlan& plan = impl_->op.plan();
-  size_t slots = plan.inputs.size() + plan.outputs.size();
-  const uint64_t scratchBytes = (impl_->scratchBytes + 3) & ~uint64_t(3);  // whole words: vkCmdFillBuffer
-  t->table = allocateBuffer(impl_->device, (slots + 1) * 8, true);
-  t->slots.assign(slots, std::nullopt);
-  std::memset(t->table->mapped, 0, (slots + 1) * 8);
-  if (scratchBytes > 0) {  // the slot after the outputs
-    t->scratch = allocateBuffer(impl_->device, scratchBytes, false);
-    auto& d = impl_->device->impl();
-    d.submitAndWait([&](VkCommandBuffer cmd) {
-      d.vk.vkCmdFillBuffer(cmd, t->scratch->buffer, 0, scratchBytes, 0);
-      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      barrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-      barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-      d.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
-                                &barrier, 0, nullptr, 0, nullptr);
-    });
-    std::memcpy(static_cast<uint8_t*>(t->table->mapped) + slots * 8, &t->scratch->address, 8);
-  }
+  t->slots.assign(plan.inputs.size() + plan.outputs.size(), std::nullopt);
+  // The temporary and persistent resources are allocated on first use,
+  // where the caller binds none (detail::temporaryRange, persistentRange).
+  const size_t bytes = 2 * t->slotCount() * 8;
+  t->table = allocateBuffer(impl_->device, bytes, true);
+  std::memset(t->table->mapped, 0, bytes);
   return BindingTable(t);
 } catch (...) {
   detail::rethrowAsError("CompiledOperator", "createBindingTable");
@@ -420,58 +432,19 @@ std::vector<std::optional<BoundRange>> resolve(const BindingTable::Impl& t, cons
     if (!slot.tensor) {
       if (b.buffer && *b.buffer)
         detail::throwInvalid(op, field, "the descriptor leaves this tensor out, so bind nothing (buffer = nullptr)");
+    } else if (!b.buffer || !*b.buffer) {
+      // With owned inputs, a table serves initialization (which needs
+      // those alone) and executions (which need all but those): record()
+      // checks what each needs.
+      if (!t.op->hasInitializer()) detail::throwInvalid(op, field, "is required but bound to no buffer");
     } else {
       const detail::TensorInfo& tensor = *slot.tensor;
-      if (!b.buffer || !*b.buffer) detail::throwInvalid(op, field, "is required but bound to no buffer");
-      const Buffer::Impl* buffer = b.buffer->impl();
-      if (buffer->device.get() != t.op->device.get())
-        detail::throwInvalid(op, field, "the buffer belongs to another device");
-      if (b.offset % tensor.offsetAlignment)
-        detail::throwInvalid(op, field + ".Offset",
-                             detail::concat("must be a multiple of ", tensor.offsetAlignment, ", not ", b.offset));
-      if (b.sizeInBytes < tensor.totalBytes)
-        detail::throwInvalid(
-            op, field + ".SizeInBytes",
-            detail::concat("must cover TotalTensorSizeInBytes = ", tensor.totalBytes, ", not ", b.sizeInBytes));
-      if (b.offset > buffer->size || b.sizeInBytes > buffer->size - b.offset)
-        detail::throwInvalid(op, field,
-                             detail::concat("range of ", b.sizeInBytes, " bytes at offset ", b.offset,
-                                            " exceeds the buffer's ", buffer->size, " bytes"));
-      range = {b.buffer->sharedImpl(), b.offset, buffer->address + b.offset, tensor.totalBytes};
+      range = detail::resolveRange(op, field, *t.op->device, b, tensor.offsetAlignment, tensor.totalBytes,
+                                   "TotalTensorSizeInBytes");
     }
     resolved.push_back(std::move(range));
   }
   return resolved;
-}
-
-// An output may not overlap an input: kernels read inputs while they write
-// the output, in no defined order, so any overlap gives wrong answers. The
-// one exception is the in-place execution an operator declares
-// (OperatorPlan::inPlace): the output bound to exactly its input's range.
-void checkOverlaps(const OperatorPlan& plan, const std::vector<std::optional<BoundRange>>& slots) {
-  const size_t outputsBegin = plan.inputs.size();
-  for (size_t o = outputsBegin; o < slots.size(); ++o) {
-    if (!slots[o] || !slots[o]->bytes) continue;
-    const BoundRange& out = *slots[o];
-    for (size_t i = 0; i < outputsBegin; ++i) {
-      if (!slots[i] || !slots[i]->bytes) continue;
-      const BoundRange& in = *slots[i];
-      if (in.address >= out.address + out.bytes || out.address >= in.address + in.bytes) continue;
-      if (plan.inPlace && plan.inPlace->first == i && plan.inPlace->second == o && in.address == out.address) continue;
-      const auto& outName = plan.outputs[o - outputsBegin].name;
-      const auto& inName = plan.inputs[i].name;
-      std::string allowed = plan.inPlace
-                                ? detail::concat("; only ", plan.outputs[plan.inPlace->second - outputsBegin].name,
-                                                 " bound to exactly the range of ",
-                                                 plan.inputs[plan.inPlace->first].name, " runs in place")
-                                : "";
-      detail::throwInvalid(plan.name, detail::concat("outputs[", o - outputsBegin, "] (", outName, ")"),
-                           detail::concat("its ", out.bytes, " bytes at offset ", out.offset, " overlap inputs[", i,
-                                          "] (", inName, "), ", in.bytes, " bytes at offset ", in.offset,
-                                          in.buffer == out.buffer ? " of the same buffer" : " of an aliasing buffer",
-                                          ": an output must not overlap an input", allowed));
-    }
-  }
 }
 
 // Binds one side: the whole call is checked before the table changes, so
@@ -481,12 +454,83 @@ void bindSide(BindingTable::Impl& t, const std::vector<detail::Slot>& slots, siz
   std::vector<std::optional<BoundRange>> resolved = resolve(t, slots, bindings, what);
   std::vector<std::optional<BoundRange>> next = t.slots;
   std::move(resolved.begin(), resolved.end(), next.begin() + static_cast<std::ptrdiff_t>(first));
-  checkOverlaps(t.op->op.plan(), next);
+  detail::checkOverlaps(t.op->op.plan(), next, t.temporary, t.persistent);
   t.slots = std::move(next);
-  for (size_t i = first; i < first + slots.size(); ++i)
-    std::memcpy(static_cast<uint8_t*>(t.table->mapped) + i * 8, &t.slots[i]->address, 8);
+  detail::publishAddresses(t);
 }
 }  // namespace
+
+namespace detail {
+BoundRange resolveRange(const char* op, const std::string& field, const Device& device, const BufferBinding& b,
+                        uint64_t alignment, uint64_t required, const char* requiredName) {
+  const Buffer::Impl* buffer = b.buffer->impl();
+  if (buffer->device.get() != &device) throwInvalid(op, field, "the buffer belongs to another device");
+  if (b.offset % alignment)
+    throwInvalid(op, field + ".Offset", concat("must be a multiple of ", alignment, ", not ", b.offset));
+  if (b.sizeInBytes < required)
+    throwInvalid(op, field + ".SizeInBytes",
+                 concat("must cover ", requiredName, " = ", required, ", not ", b.sizeInBytes));
+  if (b.offset > buffer->size || b.sizeInBytes > buffer->size - b.offset)
+    throwInvalid(op, field,
+                 concat("range of ", b.sizeInBytes, " bytes at offset ", b.offset, " exceeds the buffer's ",
+                        buffer->size, " bytes"));
+  return {b.buffer->sharedImpl(), b.offset, buffer->address + b.offset, required};
+}
+
+// An output may not overlap an input: kernels read inputs while they write
+// the output, in no defined order, so any overlap gives wrong answers. The
+// one exception is the in-place execution an operator declares
+// (OperatorPlan::inPlace): the output bound to exactly its input's range.
+// The temporary and persistent resources are written while every tensor is
+// read or written: they overlap nothing.
+void checkOverlaps(const OperatorPlan& plan, const std::vector<std::optional<BoundRange>>& slots,
+                   const std::optional<BoundRange>& temporary, const std::optional<BoundRange>& persistent) {
+  auto overlap = [](const BoundRange& a, const BoundRange& b) {
+    return a.bytes && b.bytes && a.address < b.address + b.bytes && b.address < a.address + a.bytes;
+  };
+  auto where = [](const BoundRange& a, const BoundRange& b) {
+    return concat(a.bytes, " bytes at offset ", a.offset, " overlap ", "%s, ", b.bytes, " bytes at offset ", b.offset,
+                  a.buffer == b.buffer ? " of the same buffer" : " of an aliasing buffer");
+  };
+  auto name = [&](size_t slot) {
+    return slot < plan.inputs.size() ? concat("inputs[", slot, "] (", plan.inputs[slot].name, ")")
+                                     : concat("outputs[", slot - plan.inputs.size(), "] (",
+                                              plan.outputs[slot - plan.inputs.size()].name, ")");
+  };
+  auto fill = [](std::string text, const std::string& what) { return text.replace(text.find("%s"), 2, what); };
+  const size_t outputsBegin = plan.inputs.size();
+  for (size_t o = outputsBegin; o < slots.size(); ++o) {
+    if (!slots[o]) continue;
+    for (size_t i = 0; i < outputsBegin; ++i) {
+      if (!slots[i] || !overlap(*slots[o], *slots[i])) continue;
+      if (plan.inPlace && plan.inPlace->first == i && plan.inPlace->second == o &&
+          slots[i]->address == slots[o]->address)
+        continue;
+      std::string allowed = plan.inPlace ? concat("; only ", plan.outputs[plan.inPlace->second - outputsBegin].name,
+                                                  " bound to exactly the range of ",
+                                                  plan.inputs[plan.inPlace->first].name, " runs in place")
+                                         : "";
+      throwInvalid(
+          plan.name, name(o),
+          concat("its ", fill(where(*slots[o], *slots[i]), name(i)), ": an output must not overlap an input", allowed));
+    }
+  }
+  const std::pair<const std::optional<BoundRange>*, const char*> resources[] = {{&temporary, "temporary resource"},
+                                                                                {&persistent, "persistent resource"}};
+  for (const auto& [resource, resourceName] : resources) {
+    if (!*resource) continue;
+    for (size_t i = 0; i < slots.size(); ++i)
+      if (slots[i] && overlap(**resource, *slots[i]))
+        throwInvalid(plan.name, resourceName,
+                     concat("its ", fill(where(**resource, *slots[i]), name(i)),
+                            ": it must overlap no tensor bound to the table"));
+  }
+  if (temporary && persistent && overlap(*temporary, *persistent))
+    throwInvalid(
+        plan.name, "persistent resource",
+        concat("its ", fill(where(*persistent, *temporary), "the temporary resource"), ": the two must not overlap"));
+}
+}  // namespace detail
 
 void BindingTable::bindInputs(const std::vector<BufferBinding>& inputs) try {
   if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "bindInputs", "the binding table is empty");
@@ -507,33 +551,52 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
   if (!impl_) throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "record", "the compiled operator is empty");
   if (!cmd) throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "record", "the command buffer is null");
   const OperatorPlan& plan = impl_->op.plan();
-  const BindingTable::Impl* t = bindings.impl_.get();
+  BindingTable::Impl* t = bindings.impl_.get();
   if (!t || t->op.get() != impl_.get())
     detail::throwInvalid(plan.name, "bindings", "the binding table was created by another compiled operator");
-  for (size_t i = 0; i < t->slots.size(); ++i)
-    if (!t->slots[i]) {
-      bool input = i < plan.inputs.size();
-      const auto& slot = input ? plan.inputs[i] : plan.outputs[i - plan.inputs.size()];
+  auto owned = [&](size_t slot) {
+    return slot < plan.inputs.size() && plan.inputs[slot].tensor && plan.inputs[slot].tensor->owned;
+  };
+  for (size_t i = 0; i < t->slots.size(); ++i) {
+    bool input = i < plan.inputs.size();
+    const auto& slot = input ? plan.inputs[i] : plan.outputs[i - plan.inputs.size()];
+    if (!t->slots[i] && !owned(i))
       detail::throwInvalid(
           plan.name, slot.name,
           input ? "inputs are not bound (call bindInputs)" : "outputs are not bound (call bindOutputs)");
-    }
+    if (t->slots[i] && slot.tensor && !t->slots[i]->address && !owned(i))
+      detail::throwInvalid(plan.name, slot.name, "is required but bound to no buffer");
+  }
+  if (impl_->persistentBytes && !t->persistent && !t->ownPersistentInitialized)
+    detail::throwInvalid(plan.name, "persistent resource",
+                         "the table's own is not initialized: its DML_TENSOR_FLAG_OWNED_BY_DML inputs are read from "
+                         "it (call Device::initialize or CompiledOperator::recordInitializer with this table first, "
+                         "or bind an initialized one with bindPersistent)");
   auto& d = impl_->device->impl();
-  // The scratch is this table's alone, but a previous execution through the
-  // same table may still be using it: wait for its compute work.
-  bool first = !t->scratch;
+  const std::optional<BoundRange> temporary = detail::temporaryRange(*t);
+  detail::persistentRange(*t);
+  // The temporary resource may still be in use by an earlier execution:
+  // wait for its compute work (and, where it must start zeroed, fill it).
+  bool first = !temporary;
+  if (temporary && impl_->zeroScratch) {
+    detail::barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                    VK_ACCESS_TRANSFER_WRITE_BIT);
+    d.vk.vkCmdFillBuffer(cmd, temporary->buffer->buffer, temporary->offset, temporary->bytes, 0);
+    detail::barrier(d, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    first = true;
+  }
   for (size_t i = 0; i < impl_->dispatches.size(); ++i) {
     const auto& dispatch = impl_->dispatches[i];
+    if (dispatch.initializer) continue;
+    const uint64_t* addresses = static_cast<const uint64_t*>(t->table->mapped);
     if (dispatch.skipWhenSlotsAlias &&
-        t->slots[dispatch.skipWhenSlotsAlias->first]->address == t->slots[dispatch.skipWhenSlotsAlias->second]->address)
+        addresses[dispatch.skipWhenSlotsAlias->first] == addresses[dispatch.skipWhenSlotsAlias->second])
       continue;
-    if (!first) {
-      VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-      barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-      barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
-      d.vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
-                                &barrier, 0, nullptr, 0, nullptr);
-    }
+    if (!first)
+      detail::barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     first = false;
     uint64_t push[2] = {impl_->paramsAddress[i], t->table->address};
     d.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, impl_->pipelines[i]);

@@ -154,6 +154,7 @@ struct ScatterNdPlan : OperatorPlan {
     mark.loopPasses = tuplesOnly.loopPasses;
     mark.skipWhenSlotsAlias = copy.skipWhenSlotsAlias;  // in place, nothing is copied
     mark.scratchBytes = copy.scratchBytes = scatter.scratchBytes = (maskBits() + 31) / 32 * 4;
+    mark.zeroScratch = true;  // the mask starts clear
     return {mark, copy, scatter};
   }
 };

@@ -117,6 +117,8 @@ struct Case {
   DML_TENSOR_DATA_TYPE inputType = U8, filterType = U8;
   ZeroPoint inputZeroPoint = ZeroPoint::None, filterZeroPoint = ZeroPoint::None;
   bool strided = false;
+  // DML_TENSOR_FLAG_OWNED_BY_DML on FilterTensor (1), and on the zero points too (2).
+  int owned = 0;
 };
 
 std::string describe(const Case& c) {
@@ -129,7 +131,7 @@ std::string describe(const Case& c) {
          test::typeName(c.filterType) + ", strides " + l(c.strides) + ", dilations " + l(c.dilations) + ", pads " +
          l(c.startPadding) + l(c.endPadding) + ", groups " + std::to_string(c.groups) + ", zero points " +
          std::to_string(int(c.inputZeroPoint)) + "/" + std::to_string(int(c.filterZeroPoint)) +
-         (c.strided ? ", strided" : "");
+         (c.strided ? ", strided" : "") + (c.owned ? ", owned by DML " + std::to_string(c.owned) : "");
 }
 
 std::vector<uint32_t> ones(size_t rank) {
@@ -156,7 +158,12 @@ void runCase(const Case& c, std::mt19937_64& rng) {
   for (Tensor* t : {&input, &filter, &output, &inputZeroPoint, &filterZeroPoint}) t->randomize(rng);
   Tensor* xz = c.inputZeroPoint == ZeroPoint::None ? nullptr : &inputZeroPoint;
   Tensor* wz = c.filterZeroPoint == ZeroPoint::None ? nullptr : &filterZeroPoint;
-  test::run(conv.make(input, xz, filter, wz, output), {&input, xz, &filter, wz}, {&output});
+  const DML_OPERATOR_DESC& desc = conv.make(input, xz, filter, wz, output);
+  if (c.owned) filter.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+  if (c.owned == 2)
+    for (Tensor* z : {xz, wz})
+      if (z) z->buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+  test::run(desc, {&input, xz, &filter, wz}, {&output});
   test::expectSameElements(output, reference(conv, input, xz, filter, wz, outSizes));
 }
 
@@ -191,6 +198,7 @@ void runVariants(std::vector<Case> cases, std::mt19937_64& rng, bool strided = f
       c.inputZeroPoint = modes[i % 5][0];
       c.filterZeroPoint = modes[i % 5][1];
       c.strided = strided;
+      c.owned = static_cast<int>(i % 3);
       runCase(c, rng);
     }
   }

@@ -750,3 +750,50 @@ TEST_CASE("dispatch: the descriptor builder takes what the parser accepts withou
                          dispatch::ModelError);
   }
 }
+
+TEST_CASE("dispatch: --list prints the devices and the selected one's features; -v 1 binding properties") {
+  std::ostringstream out, err;
+  CHECK(dispatch::runTool({"--list"}, out, err) == 0);
+  const auto names = vkdml::Device::listPhysicalDevices();
+  REQUIRE(!names.empty());
+  CHECK(out.str().rfind("Vulkan devices:\n  0: " + names[0] + "\n", 0) == 0);
+  for (const char* feature : {"\n  subgroup size: ", "\n  integer dot product: ",
+                              "\n  int8 16x16x32 cooperative matrices: ", "\n  shared memory per workgroup: "})
+    CHECK(out.str().find(feature) != std::string::npos);
+  CHECK(out.str().find("Selected device: ") != std::string::npos);
+  std::ostringstream none, noneErr;
+  CHECK(dispatch::runTool({"-l", "-a", "no such device"}, none, noneErr) == 1);
+  CHECK(noneErr.str().rfind("Failed to list the devices: ", 0) == 0);
+
+  // A convolution whose filter is OWNED_BY_DML: initialized once from the
+  // dispatchable's bindings, then run (twice) without it.
+  const std::string model = R"({
+    "resources": {
+      "x": {"initialValuesDataType": "UINT8", "initialValues": [1, 2, 3, 4]},
+      "w": {"initialValuesDataType": "INT8", "initialValues": [-2]},
+      "y": {"initialValuesDataType": "INT32", "initialValues": {"valueCount": 4, "value": 0}}
+    },
+    "dispatchables": {
+      "conv": {
+        "type": "CONVOLUTION_INTEGER",
+        "desc": {
+          "InputTensor": {"DataType": "UINT8", "Sizes": [1, 1, 2, 2]},
+          "FilterTensor": {"DataType": "INT8", "Sizes": [1, 1, 1, 1], "Flags": "OWNED_BY_DML"},
+          "OutputTensor": {"DataType": "INT32", "Sizes": [1, 1, 2, 2]},
+          "DimensionCount": 2, "Strides": [1, 1], "Dilations": [1, 1], "StartPadding": [0, 0],
+          "EndPadding": [0, 0], "GroupCount": 1
+        },
+        "bindings": {"FilterTensor": "w"}
+      }
+    },
+    "commands": [
+      {"type": "dispatch", "dispatchable": "conv", "bindings": {"InputTensor": "x", "OutputTensor": "y"}},
+      {"type": "print", "resource": "y"}
+    ]
+  })";
+  Run r = runModel(model, {"-v", "1", "-i", "2"});
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("Binding properties 'conv': temporary 0 bytes, persistent 4 bytes\n") != std::string::npos);
+  CHECK(r.out.find("Resource 'y': -2, -4, -6, -8\n") != std::string::npos);
+}

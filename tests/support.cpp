@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 namespace test {
@@ -165,6 +166,29 @@ Placed place(Tensor& t, size_t index) {
   return p;
 }
 
+// A temporary or persistent resource of `bytes` between guard regions, its
+// own bytes garbage (all bits set: a ScatterND mask that was not cleared
+// skips every row).
+Placed placeResource(uint64_t bytes, size_t index) {
+  Tensor garbage;
+  garbage.bytes.assign(bytes, 0xFF);
+  return place(garbage, index);
+}
+
+// Checks that nothing outside the bound range of `p` changed.
+void checkGuards(const Placed& p, const char* what) {
+  std::vector<uint8_t> after(p.before.size());
+  p.buffer.download(after.data(), after.size());
+  bool guardsIntact = std::equal(after.begin(), after.begin() + static_cast<long>(p.offset), p.before.begin()) &&
+                      std::equal(after.begin() + static_cast<long>(p.offset + p.size), after.end(),
+                                 p.before.begin() + static_cast<long>(p.offset + p.size));
+  CHECK_MESSAGE(guardsIntact, what << ": a guard region around the binding changed");
+}
+
+bool owned(const Tensor* t) {
+  return t && (t->buffer.Flags & DML_TENSOR_FLAG_OWNED_BY_DML);
+}
+
 // Bytes of the footprint that are elements of `t`.
 std::vector<bool> elementMask(const Tensor& t) {
   std::vector<bool> mask(t.bytes.size(), false);
@@ -204,7 +228,10 @@ void checkConvolutionPath(const vkdml::Operator& op, const vkdml::CompiledOperat
   auto has = [&](const char* part) { return kernel.find(part) != std::string::npos; };
   INFO("kernel " << kernel << " for path " << forced);
   const bool packs = kernels.front().rfind("convolution_integer_pack", 0) == 0;
-  CHECK(has("_packed") == packs);
+  // An owned filter packed alone is packed by the initializer.
+  const std::vector<std::string> initializer = compiled.initializerKernelNames();
+  const bool packedOnce = !initializer.empty() && initializer.front().rfind("convolution_integer_pack", 0) == 0;
+  CHECK(has("_packed") == (packs || packedOnce));
   for (size_t i = packs ? 1 : 0; i < kernels.size(); ++i) CHECK(kernels[i] == kernel);
   const char* packing = std::getenv("VKDML_CONVOLUTION_PACKING");
   if (packing && std::string(packing) == "0") CHECK(!has("_packed"));
@@ -237,13 +264,46 @@ void run(const DML_OPERATOR_DESC& desc, const std::vector<Tensor*>& inputs, cons
     placedOutputs.push_back(place(*outputs[i], 100 + i));
     outputBindings.push_back({&placedOutputs.back().buffer, placedOutputs.back().offset, placedOutputs.back().size});
   }
+  // Temporary and persistent resources: every other run binds a
+  // temporary resource of its own full of garbage, else the table allocates
+  // one. Inputs flagged DML_TENSOR_FLAG_OWNED_BY_DML are bound for the
+  // initializer alone (its table binds nothing else), then overwritten with
+  // garbage: executions must read their copies in the persistent resource.
+  const vkdml::BindingProperties properties = compiled.bindingProperties();
+  static size_t runs = 0;
+  std::optional<Placed> temporary, persistent;
+  if (properties.temporaryResourceSize && ++runs % 2 == 0)
+    temporary = placeResource(properties.temporaryResourceSize, 200);
+  if (properties.persistentResourceSize) {
+    persistent = placeResource(properties.persistentResourceSize, 201);
+    std::vector<vkdml::BufferBinding> initializerInputs(inputBindings.size());
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (owned(inputs[i])) initializerInputs[i] = inputBindings[i];
+    vkdml::BindingTable initializer = compiled.createBindingTable();
+    initializer.bindInputs(initializerInputs);
+    initializer.bindPersistent({&persistent->buffer, persistent->offset, persistent->size});
+    d.initialize(compiled, initializer);
+    checkGuards(*persistent, "the persistent resource");
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!owned(inputs[i])) continue;
+    std::vector<uint8_t> after(placedInputs[i].before.size());
+    placedInputs[i].buffer.download(after.data(), after.size());
+    CHECK_MESSAGE(after == placedInputs[i].before, "owned input " << i << " or its guard regions changed");
+    placedInputs[i].buffer.fill(0x5A5A5A5Au, placedInputs[i].size & ~uint64_t(3), placedInputs[i].offset);
+    inputBindings[i] = {};
+  }
   vkdml::BindingTable table = compiled.createBindingTable();
   table.bindInputs(inputBindings);
   table.bindOutputs(outputBindings);
+  if (temporary) table.bindTemporary({&temporary->buffer, temporary->offset, temporary->size});
+  if (persistent) table.bindPersistent({&persistent->buffer, persistent->offset, persistent->size});
   d.execute(compiled, table);
+  if (temporary) checkGuards(*temporary, "the temporary resource");
+  if (persistent) checkGuards(*persistent, "the persistent resource");
 
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!inputs[i]) continue;
+    if (!inputs[i] || owned(inputs[i])) continue;
     std::vector<uint8_t> after(placedInputs[i].before.size());
     placedInputs[i].buffer.download(after.data(), after.size());
     CHECK_MESSAGE(after == placedInputs[i].before, "input " << i << " or its guard regions changed");

@@ -198,22 +198,56 @@ class VKDML_API Operator {
 
 class CompiledOperator;
 
+// DML_BINDING_PROPERTIES: the memory a compiled operator needs besides its
+// tensors (CompiledOperator::bindingProperties). DirectML's
+// RequiredDescriptorCount is left out: vkdml's kernels reach every buffer
+// through device addresses, so a binding table needs no descriptors.
+struct BindingProperties {
+  // Scratch for one execution (ScatterND with long slices: a bit per
+  // target; ConvolutionInteger's packed operands). Its content need not
+  // survive between executions, so one buffer may serve several operators
+  // whose executions the caller orders.
+  uint64_t temporaryResourceSize = 0;
+  // State that the initializer (Device::initialize) writes once and every
+  // execution reads: copies of the inputs flagged DML_TENSOR_FLAG_OWNED_BY_DML,
+  // packed where the operator packs them. 0 without such inputs.
+  uint64_t persistentResourceSize = 0;
+};
+
 // The buffers an execution reads and writes: DirectML's IDMLBindingTable.
 // Inputs follow the descriptor's order (optional ones bound to nothing when
 // absent); there is one output. Each bind call is checked whole (alignment,
-// sizes, ranges within the buffers, no output overlapping an input) before
+// sizes, ranges within the buffers, no output overlapping an input, no
+// temporary or persistent resource overlapping anything else bound) before
 // the table changes, so a rejected call leaves it as it was. The table keeps
 // the buffers it binds alive. It must not be rebound while a command buffer
-// that recorded it is pending. Some operators keep scratch memory in
-// their table (ScatterND with long slices: a bit per target), so executions
-// through one table are serialized on one queue (record() orders them after
-// the compute work recorded before it); submit those through different
-// queues concurrently only with different tables.
+// that recorded it is pending.
+//
+// Temporary and persistent resources (BindingProperties): bound by the
+// caller, or, where it binds none, allocated by the table itself on first
+// use (a table of its own then serves both initialization and executions).
+// Their offsets must be multiples of DML_TEMPORARY_BUFFER_ALIGNMENT and
+// DML_PERSISTENT_BUFFER_ALIGNMENT (256) and their ranges at least the
+// operator's sizes; binding nothing (buffer = nullptr) goes back to the
+// table's own. Executions through one temporary resource are serialized on
+// one queue (record() orders them after the compute work recorded before
+// it); submit those through different queues concurrently only with
+// different temporary resources.
+//
+// Inputs flagged DML_TENSOR_FLAG_OWNED_BY_DML are bound for initialization
+// and read from the persistent resource by executions: as in DirectML, bind
+// them (and nothing else needs to be bound) before Device::initialize; an
+// execution ignores them, so they may be bound to nothing (buffer = nullptr)
+// then, and their buffers may be freed once the initializer has run. An
+// operator with such inputs accepts nothing for any input when bound; what
+// an execution needs is checked when it is recorded.
 class VKDML_API BindingTable {
  public:
   BindingTable() = default;
   void bindInputs(const std::vector<BufferBinding>& inputs);
   void bindOutputs(const std::vector<BufferBinding>& outputs);
+  void bindTemporary(const BufferBinding& temporary);
+  void bindPersistent(const BufferBinding& persistent);
 
   struct Impl;
 
@@ -236,9 +270,22 @@ class VKDML_API CompiledOperator {
   // UAV barriers. The table (which keeps its bound buffers alive) must
   // outlive the execution.
   void record(VkCommandBuffer commandBuffer, const BindingTable& bindings) const;
-  // The kernel variants it dispatches, in order (names as in
-  // shaders/CMakeLists.txt, e.g. "convolution_integer_coopmat_nv_n256_i32").
+  // The temporary and persistent memory an execution needs (DirectML's
+  // IDMLDispatchable::GetBindingProperties).
+  BindingProperties bindingProperties() const;
+  // Records the initializer (DirectML's IDMLOperatorInitializer): it fills
+  // the table's persistent resource from the inputs flagged
+  // DML_TENSOR_FLAG_OWNED_BY_DML, which must be bound; other tensors need
+  // not be. It ends with a barrier that makes what it wrote visible to
+  // compute shaders; the caller orders its start against earlier work, and
+  // the executions after it (with the same persistent resource bound)
+  // against it, like record(). Records nothing without such inputs.
+  void recordInitializer(VkCommandBuffer commandBuffer, const BindingTable& bindings) const;
+  // The kernel variants an execution dispatches, in order (names as in
+  // shaders/CMakeLists.txt, e.g. "convolution_integer_coopmat_nv_n256_i32"),
+  // and those of the initializer.
   std::vector<std::string> kernelNames() const;
+  std::vector<std::string> initializerKernelNames() const;
   explicit operator bool() const { return impl_ != nullptr; }
 
   struct Impl;
@@ -277,6 +324,9 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
   CompiledOperator compileOperator(const Operator& op, const CompileOptions& options = {});
   // Records, submits and waits.
   void execute(const CompiledOperator& op, const BindingTable& bindings);
+  // Records the initializer (CompiledOperator::recordInitializer), submits
+  // and waits.
+  void initialize(const CompiledOperator& op, const BindingTable& bindings);
   // Records whatever `record` records into a one-time command buffer, submits
   // and waits. What `record` throws passes through unchanged (the command
   // buffer is released first); it must not call vkdml functions that submit.

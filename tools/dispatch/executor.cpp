@@ -131,6 +131,9 @@ struct Prepared {
   std::unique_ptr<BuiltDescriptor> built;
   vkdml::Operator op;
   vkdml::CompiledOperator compiled;
+  // Its persistent resource, filled by the initializer at the first dispatch
+  // (from the OWNED_BY_DML inputs bound then), as DxDispatch initializes.
+  vkdml::Buffer persistent;
 };
 
 class Executor {
@@ -181,9 +184,13 @@ class Executor {
       } catch (const vkdml::Error& e) {
         throw ModelError(p.model->where, "ERROR while initializing '" + p.model->name + "': " + e.what());
       }
-      if (options_.timingVerbosity >= 1)
+      if (options_.timingVerbosity >= 1) {
         out_ << "Initialize '" << p.model->name << "': " << format("%.4f", millisecondsSince(start)) << " ms"
              << std::endl;
+        const vkdml::BindingProperties properties = p.compiled.bindingProperties();
+        out_ << "Binding properties '" << p.model->name << "': temporary " << properties.temporaryResourceSize
+             << " bytes, persistent " << properties.persistentResourceSize << " bytes" << std::endl;
+      }
     }
   }
 
@@ -195,8 +202,8 @@ class Executor {
 
   // The bindings of a dispatch, in DirectML's order: each bind point's
   // resources from the command, else from the dispatchable's own
-  // initialization bindings (OWNED_BY_DML tensors: vkdml has no separate
-  // initialization, so they are bound with every dispatch), else none.
+  // initialization bindings (OWNED_BY_DML tensors: bound for the
+  // initializer, and ignored by executions), else none.
   void resolve(const Dispatchable& d, const std::vector<BindPoint>& bindings, std::vector<vkdml::BufferBinding>& inputs,
                std::vector<vkdml::BufferBinding>& outputs) {
     for (const auto& point : bindPoints(d.desc)) {
@@ -248,6 +255,12 @@ class Executor {
         table = p.compiled.createBindingTable();
         table.bindInputs(inputs);
         table.bindOutputs(outputs);
+        if (const uint64_t bytes = p.compiled.bindingProperties().persistentResourceSize) {
+          const bool fresh = !p.persistent;
+          if (fresh) p.persistent = device_.createBuffer(bytes);
+          table.bindPersistent({&p.persistent, 0, bytes});
+          if (fresh) device_.initialize(p.compiled, table);
+        }
       } catch (const vkdml::Error& e) {
         err_ << "ERROR while binding resources: " << e.what() << "\n" << std::endl;
         throw ModelError(where, std::string("Failed to execute dispatchable: ") + e.what());

@@ -49,6 +49,7 @@ const std::vector<Spec>& specs() {
        [](Options& o, const std::string& n, const std::string& v) { o.maxGpuTimeMeasurements = parseUint32(n, v); }},
       {"a", "adapter", true, [](Options& o, const std::string&, const std::string& v) { o.adapter = v; }},
       {"s", "show_adapters", false, [](Options& o, const std::string&, const std::string&) { o.showAdapters = true; }},
+      {"l", "list", false, [](Options& o, const std::string&, const std::string&) { o.list = true; }},
       {"d", "debug", false, [](Options& o, const std::string&, const std::string&) { o.debug = true; }},
       {"", "input_path", true, [](Options& o, const std::string&, const std::string& v) { o.inputPath = v; }},
       {"", "output_path", true, [](Options& o, const std::string&, const std::string& v) { o.outputPath = v; }},
@@ -92,7 +93,7 @@ Options parseCommandLine(const std::vector<std::string>& args) {
     }
     spec->apply(o, a, value);
   }
-  if (!o.help && !o.showAdapters && o.model.empty()) throw UsageError("no model given");
+  if (!o.help && !o.showAdapters && !o.list && o.model.empty()) throw UsageError("no model given");
   return o;
 }
 
@@ -112,6 +113,8 @@ usage: vkdml-dispatch [options] <PATH_TO_MODEL>
       --max_gpu_time_measurements N  GPU samples kept (default 8192; 0: no GPU timing)
   -a, --adapter DEVICE             device index or name substring (as VKDML_DEVICE)
   -s, --show_adapters              list the Vulkan devices
+  -l, --list                       list the Vulkan devices, and the features vkdml uses of the
+                                   one -a selects (subgroups, dot products, cooperative matrices)
   -d, --debug                      Vulkan validation layers on (a message fails the run)
       --input_path DIR             base folder for initialValues' sourcePath (default: the model's)
       --output_path DIR            base folder for writeFile (default: the current one)

@@ -23,6 +23,7 @@ struct Options {
   uint32_t maxGpuTimeMeasurements = 8192;     // 0: no GPU timing
   std::string adapter;                        // -a, --adapter: index or name substring (as VKDML_DEVICE)
   bool showAdapters = false;                  // -s, --show_adapters
+  bool list = false;                          // -l, --list: the devices and the selected one's features
   bool debug = false;                         // -d, --debug: Vulkan validation layers
   std::string inputPath, outputPath;          // --input_path, --output_path
   bool postDispatchBarrier = true;            // --post_dispatch_barriers none|uav|uav+aliasing

@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "device_list.hpp"
 #include "executor.hpp"
 #include "model_parser.hpp"
 
@@ -41,7 +42,7 @@ int runTool(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     out << usage();
     return 0;
   }
-  if (options.showAdapters) {
+  if (options.showAdapters && !options.list) {
     try {
       auto names = vkdml::Device::listPhysicalDevices();
       for (size_t i = 0; i < names.size(); ++i) out << i << ": " << names[i] << "\n\n";
@@ -56,10 +57,15 @@ int runTool(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     vkdml::DeviceOptions deviceOptions;
     deviceOptions.selector = options.adapter;
     deviceOptions.validation = options.debug;
+    if (options.list) printDeviceList(out);
     device = vkdml::Device::create(deviceOptions);
   } catch (const std::exception& e) {
-    err << "Failed to create a device: " << e.what() << std::endl;
+    err << "Failed to " << (options.list ? "list the devices: " : "create a device: ") << e.what() << std::endl;
     return 1;
+  }
+  if (options.list) {
+    printDeviceFeatures(device->info(), out);
+    if (options.model.empty()) return 0;
   }
   int code = runOnDevice(*device, options, out, err);
   // With --debug, a validation message (printed by vkdml as it comes) fails the run.

@@ -1,0 +1,173 @@
+// DirectML's binding model beyond the tensors: the temporary and persistent
+// resources of a binding table (BindingProperties), and the initializer that
+// fills the persistent resource from the inputs flagged
+// DML_TENSOR_FLAG_OWNED_BY_DML.
+#include "device_impl.hpp"
+#include "guard.hpp"
+
+namespace vkdml {
+namespace detail {
+
+void barrier(const Device::Impl& d, VkCommandBuffer cmd, VkPipelineStageFlags srcStages, VkAccessFlags srcAccess,
+             VkPipelineStageFlags dstStages, VkAccessFlags dstAccess) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = srcAccess;
+  b.dstAccessMask = dstAccess;
+  d.vk.vkCmdPipelineBarrier(cmd, srcStages, dstStages, 0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
+void publishAddresses(BindingTable::Impl& t) {
+  const size_t n = t.slotCount();
+  auto* execution = static_cast<uint64_t*>(t.table->mapped);
+  uint64_t* initializer = execution + n;
+  for (size_t i = 0; i < t.slots.size(); ++i) execution[i] = initializer[i] = t.slots[i] ? t.slots[i]->address : 0;
+  auto address = [](const std::optional<BoundRange>& bound, const std::shared_ptr<Buffer::Impl>& own) {
+    return bound ? bound->address : own ? own->address : 0;
+  };
+  const uint64_t persistent = address(t.persistent, t.ownPersistent);
+  execution[temporarySlot(t.slots.size())] = initializer[temporarySlot(t.slots.size())] =
+      address(t.temporary, t.ownTemporary);
+  execution[persistentSlot(t.slots.size())] = initializer[persistentSlot(t.slots.size())] = persistent;
+  // Executions read owned inputs from their copies (packed ones not at all).
+  for (const auto& owned : t.op->owned) execution[owned.slot] = persistent ? persistent + owned.offset : 0;
+}
+
+namespace {
+// The bound range, else the table's own buffer of `bytes`, allocated now
+// where there is none yet.
+std::optional<BoundRange> resourceRange(BindingTable::Impl& t, const std::optional<BoundRange>& bound,
+                                        std::shared_ptr<Buffer::Impl>& own, uint64_t bytes) {
+  if (bytes == 0) return std::nullopt;
+  if (bound) return bound;
+  if (!own) {
+    own = allocateBuffer(t.op->device, bytes, false);
+    publishAddresses(t);
+  }
+  return BoundRange{own, 0, own->address, bytes};
+}
+}  // namespace
+
+std::optional<BoundRange> temporaryRange(BindingTable::Impl& t) {
+  return resourceRange(t, t.temporary, t.ownTemporary, t.op->scratchBytes);
+}
+std::optional<BoundRange> persistentRange(BindingTable::Impl& t) {
+  return resourceRange(t, t.persistent, t.ownPersistent, t.op->persistentBytes);
+}
+
+}  // namespace detail
+
+BindingProperties CompiledOperator::bindingProperties() const {
+  if (!impl_)
+    throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "bindingProperties", "the compiled operator is empty");
+  return {impl_->scratchBytes, impl_->persistentBytes};
+}
+
+std::vector<std::string> CompiledOperator::initializerKernelNames() const try {
+  std::vector<std::string> names;
+  if (impl_)
+    for (const auto& d : impl_->dispatches)
+      if (d.initializer) names.push_back(d.kernel);
+  return names;
+} catch (...) {
+  detail::rethrowAsError("CompiledOperator", "initializerKernelNames");
+}
+
+namespace {
+// bindTemporary and bindPersistent: a range of at least `required` bytes at
+// a multiple of `alignment`, or nothing (the table's own); checked against
+// everything else bound before the table changes.
+void bindResource(BindingTable::Impl& t, const BufferBinding& binding, bool persistent) {
+  const OperatorPlan& plan = t.op->op.plan();
+  const char* name = persistent ? "persistent resource" : "temporary resource";
+  std::optional<BoundRange> next;
+  if (binding.buffer && *binding.buffer)
+    next = detail::resolveRange(
+        plan.name, name, *t.op->device, binding,
+        persistent ? DML_PERSISTENT_BUFFER_ALIGNMENT : DML_TEMPORARY_BUFFER_ALIGNMENT,
+        persistent ? t.op->persistentBytes : t.op->scratchBytes,
+        persistent ? "BindingProperties::persistentResourceSize" : "BindingProperties::temporaryResourceSize");
+  detail::checkOverlaps(plan, t.slots, persistent ? t.temporary : next, persistent ? next : t.persistent);
+  (persistent ? t.persistent : t.temporary) = std::move(next);
+  if (binding.buffer && *binding.buffer) {  // the table's own is no longer needed
+    if (persistent) {
+      t.ownPersistent.reset();
+      t.ownPersistentInitialized = false;
+    } else {
+      t.ownTemporary.reset();
+    }
+  }
+  detail::publishAddresses(t);
+}
+}  // namespace
+
+void BindingTable::bindTemporary(const BufferBinding& temporary) try {
+  if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "bindTemporary", "the binding table is empty");
+  bindResource(*impl_, temporary, false);
+} catch (...) {
+  detail::rethrowAsError("BindingTable", "bindTemporary");
+}
+
+void BindingTable::bindPersistent(const BufferBinding& persistent) try {
+  if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "bindPersistent", "the binding table is empty");
+  bindResource(*impl_, persistent, true);
+} catch (...) {
+  detail::rethrowAsError("BindingTable", "bindPersistent");
+}
+
+void CompiledOperator::recordInitializer(VkCommandBuffer cmd, const BindingTable& bindings) const try {
+  if (!impl_)
+    throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "recordInitializer", "the compiled operator is empty");
+  if (!cmd)
+    throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "recordInitializer", "the command buffer is null");
+  const OperatorPlan& plan = impl_->op.plan();
+  BindingTable::Impl* t = bindings.impl_.get();
+  if (!t || t->op.get() != impl_.get())
+    detail::throwInvalid(plan.name, "bindings", "the binding table was created by another compiled operator");
+  for (const auto& owned : impl_->owned)
+    if (!t->slots[owned.slot] || !t->slots[owned.slot]->address)
+      detail::throwInvalid(plan.name, plan.inputs[owned.slot].name,
+                           "is DML_TENSOR_FLAG_OWNED_BY_DML: the initializer reads it, so bind it (bindInputs) first");
+  if (!impl_->hasInitializer()) return;
+  const BoundRange persistent = *detail::persistentRange(*t);
+  auto& d = impl_->device->impl();
+  // Earlier executions may still read the persistent resource.
+  detail::barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  for (const auto& owned : impl_->owned) {
+    if (!owned.copied) continue;
+    const BoundRange& input = *t->slots[owned.slot];
+    const VkBufferCopy region{input.offset, persistent.offset + owned.offset, input.bytes};
+    d.vk.vkCmdCopyBuffer(cmd, input.buffer->buffer, persistent.buffer->buffer, 1, &region);
+  }
+  bool first = true;
+  for (size_t i = 0; i < impl_->dispatches.size(); ++i) {
+    if (!impl_->dispatches[i].initializer) continue;
+    if (!first)
+      detail::barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    first = false;
+    const auto& dispatch = impl_->dispatches[i];
+    // The initializer's slot addresses: the owned inputs as bound.
+    uint64_t push[2] = {impl_->paramsAddress[i], t->table->address + t->slotCount() * 8};
+    d.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, impl_->pipelines[i]);
+    d.vk.vkCmdPushConstants(cmd, d.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
+    d.vk.vkCmdDispatch(cmd, dispatch.groups[0], dispatch.groups[1], dispatch.groups[2]);
+  }
+  detail::barrier(d, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  if (!t->persistent) t->ownPersistentInitialized = true;
+} catch (...) {
+  detail::rethrowAsError("CompiledOperator", "recordInitializer");
+}
+
+void Device::initialize(const CompiledOperator& op, const BindingTable& bindings) try {
+  if (!op.impl_ || op.impl_->device.get() != this)
+    throw Error(ErrorCode::InvalidArgument, "Device", "initialize", "the operator was compiled for another device");
+  impl_->submitAndWait([&](VkCommandBuffer cmd) { op.recordInitializer(cmd, bindings); });
+} catch (...) {
+  detail::rethrowAsError("Device", "initialize");
+}
+
+}  // namespace vkdml

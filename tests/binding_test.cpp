@@ -1,0 +1,170 @@
+// DirectML's binding model beyond the tensors: binding properties, the
+// temporary and persistent resources a caller binds, and the initializer of
+// inputs flagged DML_TENSOR_FLAG_OWNED_BY_DML. (test::run binds garbage-filled
+// temporary and persistent resources in every operator's tests.)
+#include <string>
+
+#include "small_operators.hpp"
+#include "support.hpp"
+
+namespace {
+
+// Expects `call` to fail with InvalidArgument whose field or message names `what`.
+template <typename F>
+void expectRejected(F&& call, const std::string& what) {
+  try {
+    call();
+    FAIL("expected a rejection naming " << what);
+  } catch (const vkdml::Error& e) {
+    INFO(std::string(e.what()));
+    CHECK(e.code() == vkdml::ErrorCode::InvalidArgument);
+    CHECK((e.field().find(what) != std::string::npos || std::string(e.what()).find(what) != std::string::npos));
+  }
+}
+
+std::vector<uint8_t> download(const vkdml::Buffer& b, uint64_t offset, uint64_t bytes) {
+  std::vector<uint8_t> out(bytes);
+  b.download(out.data(), bytes, offset);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("binding: binding properties: scratch of ScatterND, none for Join") {
+  vkdml::Device& d = test::device();
+  auto join = test::smallJoin();
+  const auto none = d.compileOperator(d.createOperator(join->desc)).bindingProperties();
+  CHECK(none.temporaryResourceSize == 0);
+  CHECK(none.persistentResourceSize == 0);
+  auto scatter = test::smallScatter();
+  const auto props = d.compileOperator(d.createOperator(scatter->desc)).bindingProperties();
+  CHECK(props.temporaryResourceSize > 0);
+  CHECK(props.temporaryResourceSize % 4 == 0);
+  CHECK(props.persistentResourceSize == 0);
+}
+
+TEST_CASE("binding: a caller's temporary resource: garbage, rebinding, checks, lifetime") {
+  vkdml::Device& d = test::device();
+  auto op = test::smallScatter();
+  vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator(op->desc));
+  const uint64_t size = compiled.bindingProperties().temporaryResourceSize;
+  REQUIRE(size > 0);
+  std::vector<vkdml::Buffer> inputs;
+  for (auto& t : op->inputs) {
+    inputs.push_back(d.createBuffer(t.bytes.size()));
+    inputs.back().upload(t.bytes.data(), t.bytes.size());
+  }
+  vkdml::Buffer output = d.createBuffer(op->output.bytes.size());
+  vkdml::BindingTable table = compiled.createBindingTable();
+  table.bindInputs(op->inputBindings(inputs));
+  table.bindOutputs({{&output, 0, output.size()}});
+  const uint64_t sizeRounded = (size + 255) & ~uint64_t(255);
+  vkdml::Buffer scratch = d.createBuffer(3 * 256 + sizeRounded);
+  auto run = [&] {
+    output.fill(0xA5A5A5A5u, output.size() & ~uint64_t(3));
+    d.execute(compiled, table);
+    CHECK(download(output, 0, output.size()) == op->expected.bytes);
+  };
+
+  SUBCASE("garbage before every execution, guards around it intact") {
+    table.bindTemporary({&scratch, 256, size});
+    for (uint32_t word : {0xFFFFFFFFu, 0xC3C3C3C3u}) {
+      scratch.fill(word, scratch.size());
+      run();
+      const auto before = download(scratch, 0, 256), after = download(scratch, 256 + sizeRounded, 512);
+      CHECK(std::all_of(before.begin(), before.end(), [&](uint8_t b) { return b == uint8_t(word); }));
+      CHECK(std::all_of(after.begin(), after.end(), [&](uint8_t b) { return b == uint8_t(word); }));
+    }
+    table.bindTemporary({});  // back to the table's own
+    run();
+  }
+  SUBCASE("every rule, each rejected call leaving the table as it was") {
+    table.bindTemporary({&scratch, 256, size});
+    expectRejected([&] { table.bindTemporary({&scratch, 16, size}); }, "temporary resource.Offset");
+    expectRejected([&] { table.bindTemporary({&scratch, 256, size - 4}); }, "temporary resource.SizeInBytes");
+    expectRejected([&] { table.bindTemporary({&scratch, 512 + sizeRounded, size + 256}); }, "exceeds the buffer");
+    expectRejected([&] { table.bindTemporary({&scratch, ~uint64_t(255), size}); }, "exceeds the buffer");
+    expectRejected([&] { table.bindTemporary({&inputs[0], 0, inputs[0].size()}); }, "overlap");
+    expectRejected([&] { table.bindTemporary({&output, 0, size}); }, "overlap");
+    // A tensor bound over the temporary resource is rejected too.
+    expectRejected([&] { table.bindOutputs({{&scratch, 256, output.size()}}); }, "overlap");
+    scratch.fill(0xFFFFFFFFu, scratch.size());
+    run();
+  }
+  SUBCASE("the table keeps it alive") {
+    {
+      vkdml::Buffer own = d.createBuffer(size);
+      table.bindTemporary({&own, 0, size});
+    }
+    std::vector<vkdml::Buffer> later;
+    for (int i = 0; i < 8; ++i) {
+      later.push_back(d.createBuffer(size));
+      later.back().fill(0xFFFFFFFFu, size & ~uint64_t(3));
+    }
+    run();
+    for (auto& b : later) {
+      const auto bytes = download(b, 0, size & ~uint64_t(3));
+      CHECK(std::all_of(bytes.begin(), bytes.end(), [](uint8_t x) { return x == 0xFF; }));
+    }
+  }
+}
+
+TEST_CASE("binding: an owned filter: the initializer, its table and its errors") {
+  vkdml::Device& d = test::device();
+  auto op = test::smallConvolution(8);
+  op->inputs[1].buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+  vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator(op->desc));
+  const vkdml::BindingProperties props = compiled.bindingProperties();
+  CHECK(props.persistentResourceSize >= op->inputs[1].bytes.size());
+  std::vector<vkdml::Buffer> inputs;
+  for (auto& t : op->inputs) {
+    inputs.push_back(d.createBuffer(t.bytes.size()));
+    inputs.back().upload(t.bytes.data(), t.bytes.size());
+  }
+  vkdml::Buffer output = d.createBuffer(op->output.bytes.size());
+  auto check = [&] { CHECK(download(output, 0, output.size()) == op->expected.bytes); };
+
+  SUBCASE("one table: its own persistent resource, initialized before the first execution") {
+    vkdml::BindingTable table = compiled.createBindingTable();
+    table.bindInputs(op->inputBindings(inputs));
+    table.bindOutputs({{&output, 0, output.size()}});
+    expectRejected([&] { d.execute(compiled, table); }, "not initialized");
+    d.initialize(compiled, table);
+    inputs[1].fill(0x7F7F7F7Fu, inputs[1].size() & ~uint64_t(3));  // executions read the copy
+    d.execute(compiled, table);
+    check();
+  }
+  SUBCASE("DirectML's way: an initializer table, then execution tables binding no filter") {
+    vkdml::Buffer persistent = d.createBuffer(props.persistentResourceSize + 256);
+    vkdml::BindingTable init = compiled.createBindingTable();
+    expectRejected([&] { d.initialize(compiled, init); }, "FilterTensor");
+    init.bindInputs({{}, {}, {&inputs[1], 0, inputs[1].size()}, {}});
+    expectRejected(
+        [&] {
+          init.bindPersistent({&persistent, 128, props.persistentResourceSize});
+        },
+        "persistent resource.Offset");
+    expectRejected(
+        [&] {
+          init.bindPersistent({&persistent, 256, props.persistentResourceSize - 4});
+        },
+        "persistent resource.SizeInBytes");
+    expectRejected([&] { init.bindPersistent({&inputs[1], 0, props.persistentResourceSize}); }, "overlap");
+    init.bindPersistent({&persistent, 256, props.persistentResourceSize});
+    d.initialize(compiled, init);
+    inputs[1] = vkdml::Buffer();  // the filter is not needed any more
+    vkdml::BindingTable table = compiled.createBindingTable();
+    expectRejected([&] { table.bindTemporary({&persistent, 256, 256}); }, "temporary resource");
+    table.bindInputs({{&inputs[0], 0, op->inputs[0].bytes.size()}, {}, {}, {}});
+    table.bindOutputs({{&output, 0, output.size()}});
+    table.bindPersistent({&persistent, 256, props.persistentResourceSize});
+    d.execute(compiled, table);
+    check();
+    // An input still required by executions is checked when recorded.
+    vkdml::BindingTable missing = compiled.createBindingTable();
+    missing.bindInputs({{}, {}, {}, {}});
+    missing.bindOutputs({{&output, 0, output.size()}});
+    missing.bindPersistent({&persistent, 256, props.persistentResourceSize});
+    expectRejected([&] { d.execute(compiled, missing); }, "InputTensor");
+  }
+}
