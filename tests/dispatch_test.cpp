@@ -751,7 +751,7 @@ TEST_CASE("dispatch: the descriptor builder takes what the parser accepts withou
   }
 }
 
-TEST_CASE("dispatch: --list prints the devices and the selected one's features; -v 1 binding properties") {
+TEST_CASE("dispatch: --list prints the devices and the selected one's features, -v 1 binding properties") {
   std::ostringstream out, err;
   CHECK(dispatch::runTool({"--list"}, out, err) == 0);
   const auto names = vkdml::Device::listPhysicalDevices();
