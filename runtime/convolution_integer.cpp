@@ -357,7 +357,7 @@ struct ConvolutionIntegerPlan : OperatorPlan {
 
     if (input.dataType == DML_TENSOR_DATA_TYPE_INT8) p.flags |= kInputSigned;
     if (filter.dataType == DML_TENSOR_DATA_TYPE_INT8) p.flags |= kFilterSigned;
-    const char* indexBits = index64 ? "_i64" : "_i32";
+    const uint32_t indexBits = index64 ? 64 : 32;
 
     // The cooperative-matrix kernel reads quads of 4 output pixels as 4
     // consecutive input bytes when x moves by 1 byte per pixel and rows hold
@@ -414,8 +414,7 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       const bool packing = packs != Packing::None && fitsScratch(scratchBytes);
       const bool packA = packing && packs == Packing::Both;
       const bool emulated = path == ConvolutionPath::CooperativeMatrixEmulated;
-      d.kernel = concat("convolution_integer_coopmat_", emulated ? "emulated" : "nv", "_n", bn, indexBits,
-                        packing ? "_packed" : "", packing && !packA ? "_p3" : "");
+      d.kernel = convolutionIntegerCoopmatKernel(emulated, bn, indexBits, packing, packing && !packA);
       // The geometry and flags as specialization constants, for the driver to fold.
       constexpr size_t kFlagsConstant = 9;
       d.specialization = {kCoopmatWorkgroup, p.kernelH,   p.kernelW, p.strideY, p.strideX,
@@ -433,7 +432,7 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       d.specialization.push_back(packA ? 1 : 0);  // PACK_A
       std::vector<Dispatch> dispatches = chunkDispatches(d, p, split, kCoopmatBK, kFlagsConstant, true);
       Dispatch pack;
-      pack.kernel = concat("convolution_integer_pack", indexBits);
+      pack.kernel = convolutionIntegerPackKernel(indexBits);
       // The geometry as specialization constants, for the driver to fold.
       pack.specialization = {kPackWorkgroup, kCoopmatBM,  bn,       p.kernelH, p.kernelW, p.strideY, p.strideX,
                              p.dilationY,    p.dilationX, p.padY,   p.padX,    p.flags,   p.outputH, p.outputW,
@@ -453,9 +452,9 @@ struct ConvolutionIntegerPlan : OperatorPlan {
     p.nTiles = (p.groupOutputChannels + t.bn - 1) / t.bn;
     p.tiles = p.mTiles * p.nTiles * groups;  // <= output elements / (BM*BN) * ... < 2^32
 
-    auto typeName = [](DML_TENSOR_DATA_TYPE dataType) { return dataType == DML_TENSOR_DATA_TYPE_INT8 ? "i8" : "u8"; };
-    d.kernel = concat("convolution_integer_x", typeName(input.dataType), "_w", typeName(filter.dataType), indexBits,
-                      path == ConvolutionPath::DotProduct ? "_dot" : "");
+    d.kernel = convolutionIntegerKernel(input.dataType == DML_TENSOR_DATA_TYPE_INT8,
+                                        filter.dataType == DML_TENSOR_DATA_TYPE_INT8, indexBits,
+                                        path == ConvolutionPath::DotProduct);
     d.specialization = {t.workgroup(), t.bm, t.bn, t.bk, t.tm, t.tn, t.rowWords()};
     const uint32_t kSteps = (p.groupK + t.bk - 1) / t.bk;
     // The shader loops over any further tiles and, chunk by chunk, over K.

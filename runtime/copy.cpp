@@ -148,7 +148,7 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
 
   bool index64 = largestFootprint > (uint64_t(1) << 32);
   Dispatch d;
-  d.kernel = concat("copy_e", unit, index64 ? "_i64" : "_i32");
+  d.kernel = copyKernel(unit, index64 ? 64 : 32);
   // copy.comp's loops per row besides the walk along it: the binary search
   // for the row's segment, then the decoding of its outer coordinates.
   uint32_t halvings = 0, maxRank = 1;

@@ -834,16 +834,15 @@ detail::Pipeline::~Pipeline() {
   vk.vkDestroyPipelineCache(device, binary, nullptr);
 }
 
-VkShaderModule Device::Impl::shaderModule(const std::string& kernel) {
+VkShaderModule Device::Impl::shaderModule(detail::Kernel kernel) {
   auto found = modules.find(kernel);
   if (found != modules.end()) return found->second;
-  const detail::KernelBinary* binary = detail::findKernel(kernel);
-  if (!binary) throw Error(ErrorCode::Unsupported, "Device", "kernel", "no embedded kernel named " + kernel);
+  const detail::KernelBinary& binary = detail::kernelBinary(kernel);
   VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  moduleInfo.codeSize = binary->sizeInBytes;
-  moduleInfo.pCode = binary->code;
+  moduleInfo.codeSize = binary.sizeInBytes;
+  moduleInfo.pCode = binary.code;
 #ifdef VKDML_KERNEL_OVERRIDE
-  const std::vector<uint32_t> replacement = detail::kernelOverride(kernel);
+  const std::vector<uint32_t> replacement = detail::kernelOverride(detail::kernelName(kernel));
   if (!replacement.empty()) {
     moduleInfo.codeSize = replacement.size() * 4;
     moduleInfo.pCode = replacement.data();
@@ -858,7 +857,7 @@ VkShaderModule Device::Impl::shaderModule(const std::string& kernel) {
   return slot->second;
 }
 
-std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(const std::string& kernel,
+std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(detail::Kernel kernel,
                                                                const std::vector<uint32_t>& specialization) {
   std::lock_guard<std::mutex> lock(pipelinesMutex);
   PipelineKey key(kernel, specialization);
@@ -960,7 +959,7 @@ std::vector<uint8_t> Device::pipelineCacheData() const try {
 }
 
 // The driver's statistics of a pipeline (registers, spills, ...), for tuning.
-void Device::Impl::printStatistics(const std::string& kernel, VkPipeline pipeline) {
+void Device::Impl::printStatistics(detail::Kernel kernel, VkPipeline pipeline) {
   VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
   executable.pipeline = pipeline;
   uint32_t count = 0;
@@ -969,7 +968,7 @@ void Device::Impl::printStatistics(const std::string& kernel, VkPipeline pipelin
                                                            {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
   vk.vkGetPipelineExecutableStatisticsKHR(device, &executable, &count, statistics.data());
   for (const auto& s : statistics) {
-    std::fprintf(stderr, "vkdml: %s: %s = ", kernel.c_str(), s.name);
+    std::fprintf(stderr, "vkdml: %s: %s = ", detail::kernelName(kernel), s.name);
     switch (s.format) {
       case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
         std::fprintf(stderr, "%u\n", s.value.b32);

@@ -36,7 +36,7 @@ struct DiagonalMatrix1Plan : OperatorPlan {
     p.columnShift = grid.columnShift;
     p.rowStride = grid.rowStride;
     Dispatch d;
-    d.kernel = concat("diagonal_matrix1_e", output.elementSize, index64 ? "_i64" : "_i32");
+    d.kernel = diagonalMatrix1Kernel(output.elementSize, index64 ? 64 : 32);
     d.specialization = {LaneGrid::kGroupSize};
     d.params = bytesOf(p);
     d.groups = {grid.groups, 1, 1};

@@ -8,6 +8,8 @@
 
 #include <vkdml/vkdml.hpp>
 
+#include "kernels.hpp"  // generated from shaders/CMakeLists.txt
+
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -125,7 +127,7 @@ inline uint64_t loopPasses(uint64_t iterations, uint64_t body = 0) {
 // (constant_id 0, 1, ...: id 0 is always the workgroup size), its parameter
 // block (std430, read through a buffer reference) and its workgroup counts.
 struct Dispatch {
-  std::string kernel;  // e.g. "copy_e4_i32": see shaders/CMakeLists.txt
+  Kernel kernel{};  // a variant of the kernel table (shaders/CMakeLists.txt)
   std::vector<uint32_t> specialization;
   std::vector<uint8_t> params;
   std::array<uint32_t, 3> groups{1, 1, 1};
@@ -188,16 +190,6 @@ std::shared_ptr<OperatorPlan> createSlice1(const DML_SLICE1_OPERATOR_DESC& desc)
 std::shared_ptr<OperatorPlan> createScatterNd(const DML_SCATTER_ND_OPERATOR_DESC& desc);
 std::shared_ptr<OperatorPlan> createDiagonalMatrix1(const DML_DIAGONAL_MATRIX1_OPERATOR_DESC& desc);
 std::shared_ptr<OperatorPlan> createConvolutionInteger(const DML_CONVOLUTION_INTEGER_OPERATOR_DESC& desc);
-
-// SPIR-V embedded at build time (generated kernels.cpp).
-struct KernelBinary {
-  const char* name;
-  const uint32_t* code;
-  size_t sizeInBytes;
-};
-const KernelBinary* findKernel(const std::string& name);
-const KernelBinary* kernelsBegin();
-const KernelBinary* kernelsEnd();
 
 // Workgroup counts for a grid-stride loop over `items` with `groupSize`
 // invocations per group, capped by the device's limit.

@@ -5,7 +5,6 @@
 // overwrite, so that the copy skips them (less traffic than PyTorch's
 // clone + index_put, which copies them and then overwrites them).
 #include <algorithm>
-#include <cctype>
 
 #include "copy.hpp"
 
@@ -130,12 +129,11 @@ struct ScatterNdPlan : OperatorPlan {
     p.sliceElements = static_cast<uint32_t>(sliceElements);
 
     const uint64_t largest = std::max({indices.footprintElements, updates.footprintElements, output.footprintElements});
-    std::string indexType = dataTypeName(indices.dataType);  // "INT32" -> kernel name part "int32"
-    std::transform(indexType.begin(), indexType.end(), indexType.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const bool signedIndices =
+        indices.dataType == DML_TENSOR_DATA_TYPE_INT32 || indices.dataType == DML_TENSOR_DATA_TYPE_INT64;
     Dispatch scatter;
-    scatter.kernel =
-        concat("scatter_nd_e", output.elementSize, "_", indexType, largest > (uint64_t(1) << 32) ? "_i64" : "_i32");
+    scatter.kernel = scatterNdKernel(output.elementSize, indices.elementSize, signedIndices,
+                                     largest > (uint64_t(1) << 32) ? 64 : 32);
     // scatter_nd.comp's loops: per tuple, the decoding of its position
     // (boxOffsets over the tuples' dimensions) and the reading of its k
     // coordinates; per slice element, the decoding of its position.

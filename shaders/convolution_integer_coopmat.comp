@@ -37,9 +37,9 @@
 // per 16 k.
 //
 // Defines: FN (fragments per warp along n: 2 or 4), INDEX_BITS (32 or 64),
-// and one of COOPMAT_NV (GL_NV_cooperative_matrix), COOPMAT_KHR
-// (GL_KHR_cooperative_matrix) or COOPMAT_EMULATED (the matrix operations in
-// plain GLSL, to test the rest of this kernel on any device).
+// and one of COOPMAT_NV (GL_NV_cooperative_matrix) or COOPMAT_EMULATED (the
+// matrix operations in plain GLSL, to test the rest of this kernel on any
+// device).
 //
 // The geometry and the flags are specialization constants (set by
 // runtime/convolution_integer.cpp), not read from ConvParams: the driver
@@ -49,10 +49,6 @@
 #if COOPMAT_NV
 #extension GL_NV_cooperative_matrix : require
 #extension GL_NV_integer_cooperative_matrix : require
-#elif COOPMAT_KHR
-#extension GL_KHR_cooperative_matrix : require
-#endif
-#if COOPMAT_NV || COOPMAT_KHR
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int32 : require
@@ -144,19 +140,6 @@ shared int colZeroPoints[BN];  // the filter zero point of each column, flipped
 #define FRAGMENTS_M FM            // the fragments MULTIPLY takes, all
 #define FRAGMENTS_N FN
 #define WARP_BARRIER() subgroupBarrier()  // a warp is a subgroup (32 lanes, checked by the host)
-#elif COOPMAT_KHR
-#define A_T coopmat<int8_t, gl_ScopeSubgroup, 16, 32, gl_MatrixUseA>
-#define B_T coopmat<int8_t, gl_ScopeSubgroup, 32, 16, gl_MatrixUseB>
-#define ACC_T coopmat<int32_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
-#define ACC_ZERO ACC_T(0)
-#define LOAD_A(f, element, stride) coopMatLoad(f, tiles, element, stride, gl_CooperativeMatrixLayoutRowMajor)
-#define LOAD_B(f, element, stride) coopMatLoad(f, tiles, element, stride, gl_CooperativeMatrixLayoutColumnMajor)
-#define MMA(a, b, c) coopMatMulAdd(a, b, c)
-#define STORE_ACC(f, element, stride) coopMatStore(f, tiles, element, stride, gl_CooperativeMatrixLayoutColumnMajor)
-#define FRAGMENT_LOOP [[unroll]]
-#define FRAGMENTS_M FM
-#define FRAGMENTS_N FN
-#define WARP_BARRIER() subgroupBarrier()
 #elif COOPMAT_EMULATED
 // A or B "fragment": where it lies in `tiles` (read only before the next
 // barrier, as the real fragments are). An accumulator: lane l of a 32-lane
@@ -213,7 +196,7 @@ void emulatedStore(Accumulator c, uint element, uint stride) {  // column-major 
   }
 }
 #else
-#error define COOPMAT_NV, COOPMAT_KHR or COOPMAT_EMULATED
+#error define COOPMAT_NV or COOPMAT_EMULATED
 #endif
 
 // The 4x4 byte transpose that turns 4 k-rows of 4 m (byte j of word i is
@@ -230,7 +213,7 @@ uvec4 transposeBytes(uvec4 w) {
 
 // The sum of the 4 signed bytes of a word: one packed dot product with
 // (1,1,1,1) where the device has them (the tensor-core variants require it).
-#if COOPMAT_NV || COOPMAT_KHR
+#if COOPMAT_NV
 spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
 int sdot(uint a, uint b, spirv_literal int format);
 int signedByteSum(uint word) { return sdot(word, 0x01010101u, 0); }
