@@ -1,4 +1,5 @@
 #include "copy.hpp"
+#include "interface/copy.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -207,7 +208,9 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
   d.loopPasses = grid.loopPasses;
   header.columnShift = grid.columnShift;
   header.rowStride = grid.rowStride;
-  d.specialization = {LaneGrid::kGroupSize};
+  shader::CopyConstants constants;
+  constants.WORKGROUP_SIZE = LaneGrid::kGroupSize;
+  d.specialization = shader::specializationOf(constants);
   d.groups = {grid.groups, 1, 1};
   d.params = bytesOf(header);
   for (const auto& s : segments) appendBytes(d.params, s);

@@ -11,7 +11,7 @@ namespace vkdml {
 
 namespace {
 
-constexpr uint32_t kPushConstantBytes = 16;  // {params address, binding-table address}
+constexpr uint32_t kPushConstantBytes = sizeof(shader::PushConstants);  // {params address, binding-table address}
 constexpr uint64_t kStagingChunk = 64ull << 20;
 
 bool hasExtension(const std::vector<VkExtensionProperties>& list, const char* name) {
@@ -858,7 +858,7 @@ VkShaderModule Device::Impl::shaderModule(detail::Kernel kernel) {
 }
 
 std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(detail::Kernel kernel,
-                                                               const std::vector<uint32_t>& specialization) {
+                                                               const shader::Specialization& specialization) {
   std::lock_guard<std::mutex> lock(pipelinesMutex);
   PipelineKey key(kernel, specialization);
   auto found = pipelines.find(key);
@@ -869,10 +869,14 @@ std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(detail::Kernel ke
   }
 
   const VkShaderModule module = shaderModule(kernel);
+  // One 4-byte value per constant_id (the kernel's list in shaders/interface).
   std::vector<VkSpecializationMapEntry> entries(specialization.size());
-  for (uint32_t i = 0; i < entries.size(); ++i) entries[i] = {i, i * 4u, 4u};
-  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), specialization.size() * 4,
-                            specialization.data()};
+  std::vector<uint32_t> values(specialization.size());
+  for (uint32_t i = 0; i < entries.size(); ++i) {
+    entries[i] = {specialization[i].first, i * 4u, 4u};
+    values[i] = specialization[i].second;
+  }
+  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), values.size() * 4, values.data()};
   VkComputePipelineCreateInfo pipelineInfo{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   pipelineInfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;

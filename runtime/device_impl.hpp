@@ -52,7 +52,7 @@ struct Device::Impl {
 
   // The pipeline cache: pipelines by kernel and specialization constants,
   // the least recently used dropped beyond pipelineCacheLimit.
-  using PipelineKey = std::pair<detail::Kernel, std::vector<uint32_t>>;
+  using PipelineKey = std::pair<detail::Kernel, shader::Specialization>;
   struct CachedPipeline {
     std::shared_ptr<const detail::Pipeline> pipeline;
     std::list<const PipelineKey*>::iterator use;  // its place in recentUse
@@ -79,7 +79,7 @@ struct Device::Impl {
   // With pipelinesMutex held: the module of an embedded kernel (or of its
   // replacement, see kernelOverride), created on first use.
   VkShaderModule shaderModule(detail::Kernel kernel);
-  std::shared_ptr<const detail::Pipeline> pipeline(detail::Kernel kernel, const std::vector<uint32_t>& specialization);
+  std::shared_ptr<const detail::Pipeline> pipeline(detail::Kernel kernel, const shader::Specialization& specialization);
   void trimPipelines(size_t keep);  // with pipelinesMutex held
   bool pipelineStatistics = false;  // $VKDML_PIPELINE_STATISTICS=1: print each pipeline's
   void printStatistics(detail::Kernel kernel, VkPipeline pipeline);

@@ -8,7 +8,8 @@
 
 #include <vkdml/vkdml.hpp>
 
-#include "kernels.hpp"  // generated from shaders/CMakeLists.txt
+#include "interface/common.h"  // shaders/interface: what kernels and host share
+#include "kernels.hpp"         // generated from shaders/CMakeLists.txt
 
 #include <array>
 #include <cstdint>
@@ -124,11 +125,11 @@ inline uint64_t loopPasses(uint64_t iterations, uint64_t body = 0) {
 }
 
 // One kernel launch: which SPIR-V variant, its specialization constants
-// (constant_id 0, 1, ...: id 0 is always the workgroup size), its parameter
-// block (std430, read through a buffer reference) and its workgroup counts.
+// (by constant_id, from the kernel's struct in shaders/interface: id 0 is
+// always the workgroup size), its parameter block (std430, read through a buffer reference) and its workgroup counts.
 struct Dispatch {
   Kernel kernel{};  // a variant of the kernel table (shaders/CMakeLists.txt)
-  std::vector<uint32_t> specialization;
+  shader::Specialization specialization;
   std::vector<uint8_t> params;
   std::array<uint32_t, 3> groups{1, 1, 1};
   // Skip this dispatch when these two binding slots resolve to one address

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "copy.hpp"
+#include "interface/scatter_nd.h"
 
 namespace vkdml {
 namespace detail {
@@ -41,7 +42,15 @@ static_assert(sizeof(ScatterParams) == 2 * 168 + 64 + 8 + 32 + 32 + 16, "std430 
 // Slices at least this long are skipped by the copy when an update
 // overwrites them (below it, marking them costs more than it saves).
 constexpr uint64_t kMaskedSliceBytes = 64;
-constexpr uint32_t kModeScatter = 0, kModeMark = 1;  // scatter_nd.comp's MODE
+
+// The specialization constants of scatter_nd.comp for a grid and a MODE.
+shader::Specialization scatterConstants(const RowGrid& grid, uint32_t mode) {
+  shader::ScatterNdConstants constants;
+  constants.WORKGROUP_X = grid.groupSize[0];
+  constants.WORKGROUP_Y = grid.groupSize[1];
+  constants.MODE = mode;
+  return shader::specializationOf(constants);
+}
 
 // The box's dimensions, with collapse() merging those contiguous in both
 // tensors (a packed slice becomes one dimension: no divisions in the kernel).
@@ -139,7 +148,7 @@ struct ScatterNdPlan : OperatorPlan {
     // coordinates; per slice element, the decoding of its position.
     const uint64_t tuplePasses = loopPasses(p.tuples.rank - 1) + loopPasses(k);
     const RowGrid grid = rowGrid(sliceElements, tupleCount, tuplePasses, loopPasses(p.slice.rank - 1));
-    scatter.specialization = {grid.groupSize[0], grid.groupSize[1], kModeScatter};
+    scatter.specialization = scatterConstants(grid, shader::MODE_SCATTER);
     scatter.groups = grid.groups;
     scatter.params = bytesOf(p);
     scatter.loopPasses = grid.loopPasses;
@@ -147,7 +156,7 @@ struct ScatterNdPlan : OperatorPlan {
 
     Dispatch mark = scatter;
     const RowGrid tuplesOnly = rowGrid(1, tupleCount, tuplePasses, 0);  // MODE_MARK walks no slice
-    mark.specialization = {tuplesOnly.groupSize[0], tuplesOnly.groupSize[1], kModeMark};
+    mark.specialization = scatterConstants(tuplesOnly, shader::MODE_MARK);
     mark.groups = tuplesOnly.groups;
     mark.loopPasses = tuplesOnly.loopPasses;
     mark.skipWhenSlotsAlias = copy.skipWhenSlotsAlias;  // in place, nothing is copied
