@@ -66,7 +66,7 @@ std::vector<std::string> CompiledOperator::initializerKernelNames() const try {
   std::vector<std::string> names;
   if (impl_)
     for (const auto& d : impl_->dispatches)
-      if (d.initializer) names.push_back(d.kernel);
+      if (d.initializer) names.push_back(detail::kernelName(d.kernel));
   return names;
 } catch (...) {
   detail::rethrowAsError("CompiledOperator", "initializerKernelNames");

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "checked.hpp"
+#include "interface/convolution_integer.h"
 #include "internal.hpp"
 
 namespace vkdml {
@@ -15,36 +16,10 @@ namespace detail {
 namespace {
 constexpr const char* kOp = "DML_CONVOLUTION_INTEGER";
 
-// Mirrors `ConvParams` in shaders/convolution_integer.comp (std430).
-struct ConvolutionIntegerParams {
-  uint64_t inputStrides[4];
-  uint64_t filterStrides[4];
-  uint64_t outputStrides[4];
-  uint64_t filterZeroPointStride;
-  uint32_t inputH, inputW;
-  uint32_t outputH, outputW;
-  uint32_t kernelH, kernelW;
-  uint32_t strideY, strideX;
-  uint32_t dilationY, dilationX;
-  uint32_t padY, padX;
-  uint32_t groupChannels;
-  uint32_t groupOutputChannels;
-  uint32_t groupK;
-  uint32_t M;
-  uint32_t mTiles, nTiles, tiles;
-  uint32_t flags;
-  uint64_t packedAOffset, packedBOffset;
-  uint32_t scratchSlot;
-  uint32_t aChunks, totalChunks;
-  uint32_t kTiles;
-  uint32_t kBegin, kLength;
-};
-static_assert(sizeof(ConvolutionIntegerParams) == 224, "std430 layout of ConvParams");
-// ConvParams.flags (shaders/convolution_integer.glsl).
-constexpr uint32_t kHasInputZeroPoint = 1, kHasFilterZeroPoint = 2, kInputSigned = 4, kFilterSigned = 8,
-                   kInputRowsContiguous = 16, kTapsYInRange = 32, kTapsXInRange = 64, kFilterKContiguous = 128,
-                   kKWholeSteps = 256, kOutputMQuads = 512, kKTwoSteps = 1024, kAccumulate = 2048, kKChunked = 4096,
-                   kGridRows = 8192;
+// The parameter block, its flags and the kernels' specialization constants:
+// shaders/interface/convolution_integer.h.
+using shader::ConvParams;
+using shader::coopmatSharedBytes;
 
 // The shader's tile shape (its specialization constants).
 struct TileShape {
@@ -120,19 +95,14 @@ GemmLoops portableLoops(const TileShape& t, bool dot) {
   return loops;
 }
 
-// The cooperative-matrix kernel's tile: BM = 128 rows, BN = 128 or 256
-// columns (FN = 2 or 4 fragments per warp), BK = 32, double-buffered.
-// Mirrors the shared-memory sizes of shaders/convolution_integer_coopmat.comp.
-constexpr uint32_t kCoopmatBM = 128, kCoopmatBK = 32, kCoopmatWorkgroup = 256, kCoopmatSubgroup = 32;
+// The cooperative-matrix kernel's tile (shader::COOPMAT_*): BM = 128 rows,
+// BN = 128 or 256 columns (FN = 2 or 4 fragments per warp), BK = 32,
+// double-buffered.
 // Packed operands take binding-table scratch: at most this much (the 3x3
 // 256->256 layer of the benchmarks, N = 32, takes 232 MB), else the GEMM
 // gathers its operands itself.
 constexpr uint64_t kMaxPackedBytes = uint64_t(1) << 30;
 constexpr uint32_t kPackWorkgroup = 256;
-uint32_t coopmatSharedBytes(uint32_t bn) {
-  const uint32_t stage = (kCoopmatBM + bn) * 3 * 16, scratch = 8 * 16 * 40 * 4;  // scratch: SCRATCH4
-  return std::max(2 * stage, scratch) + (kCoopmatBM + 2 * bn) * 4;
-}
 
 // convolution_integer_coopmat.comp: per K step, B's byte loops where it is
 // gathered (not packed) and, emulated, the loops over fragments (the matrix
@@ -143,7 +113,7 @@ uint32_t coopmatSharedBytes(uint32_t bn) {
 // counts although it is marked [[unroll]]).
 constexpr uint32_t kPrefetchSteps = 3;  // PREFETCH of the _p3 variants
 GemmLoops coopmatLoops(uint32_t bn, bool emulated, bool packedB, bool prefetch) {
-  const uint64_t fm = 4, fn = bn / 64, bChunks = bn * 2 / kCoopmatWorkgroup;
+  const uint64_t fm = 4, fn = bn / 64, bChunks = bn * 2 / shader::COOPMAT_WORKGROUP;
   const uint64_t loadB = packedB ? 0 : bChunks * loopPasses(16);
   const uint64_t multiply = emulated ? loopPasses(fm, loopPasses(fn)) : 0;
   GemmLoops loops;
@@ -193,31 +163,49 @@ GemmSplit splitGemm(const GemmLoops& loops, uint64_t tiles, uint32_t steps, cons
 }
 
 // One dispatch per chunk of K (`step` bytes of k per K step): `d` with its
-// parameter block for each, and the specialization constant at
-// `flagsConstant` carrying the flags of the split (kKChunked, kAccumulate,
-// kGridRows), all the flags where `allFlags`. Unsplit work dispatches as
-// always: those flags 0, so the kernel folds their code away.
-std::vector<Dispatch> chunkDispatches(Dispatch d, ConvolutionIntegerParams p, const GemmSplit& split, uint32_t step,
-                                      size_t flagsConstant, bool allFlags) {
+// parameter block for each, and its specialization constants `constants`
+// with the field `flags` carrying the flags of the split
+// (shader::SPLIT_FLAGS), all the flags where `allFlags`. Unsplit work
+// dispatches as always: those flags 0, so the kernel folds their code away.
+template <typename Constants>
+std::vector<Dispatch> chunkDispatches(Dispatch d, ConvParams p, const GemmSplit& split, uint32_t step,
+                                      Constants constants, uint32_t Constants::*flags, bool allFlags) {
   std::vector<Dispatch> dispatches;
   d.groups = split.groups;
   d.loopPasses = split.loopPasses;
-  if (d.specialization.size() <= flagsConstant) d.specialization.resize(flagsConstant + 1);
   for (uint32_t c = 0; c < split.chunks; ++c) {
-    ConvolutionIntegerParams chunk = p;
-    if (split.groups[1] > 1) chunk.flags |= kGridRows;
+    ConvParams chunk = p;
+    if (split.groups[1] > 1) chunk.flags |= shader::GRID_ROWS;
     if (split.chunks > 1) {
-      chunk.flags = (chunk.flags | kKChunked) & ~kKTwoSteps;  // a chunk's step count is its own
+      chunk.flags = (chunk.flags | shader::K_CHUNKED) & ~shader::K_TWO_STEPS;  // a chunk's step count is its own
       chunk.kBegin = c * split.chunkSteps * step;
       chunk.kLength =
           static_cast<uint32_t>(std::min<uint64_t>(uint64_t(split.chunkSteps) * step, p.groupK - chunk.kBegin));
     }
-    if (c > 0) chunk.flags |= kAccumulate;
+    if (c > 0) chunk.flags |= shader::ACCUMULATE;
     d.params = bytesOf(chunk);
-    d.specialization[flagsConstant] = allFlags ? chunk.flags : chunk.flags & (kKChunked | kAccumulate | kGridRows);
+    constants.*flags = allFlags ? chunk.flags : chunk.flags & shader::SPLIT_FLAGS;
+    d.specialization = shader::specializationOf(constants);
     dispatches.push_back(d);
   }
   return dispatches;
+}
+
+// The specialization constants of a cooperative-matrix kernel with its
+// geometry and flags (VKDML_CONVOLUTION_GEOMETRY) set from `p`.
+template <typename Constants>
+Constants withGeometry(const ConvParams& p) {
+  Constants c;
+  c.KH = p.kernelH;
+  c.KW = p.kernelW;
+  c.STRIDE_Y = p.strideY;
+  c.STRIDE_X = p.strideX;
+  c.DILATION_Y = p.dilationY;
+  c.DILATION_X = p.dilationX;
+  c.PAD_Y = p.padY;
+  c.PAD_X = p.padX;
+  c.FLAGS = p.flags;
+  return c;
 }
 
 // Why the device cannot run `path`, or empty.
@@ -235,7 +223,7 @@ std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
       if (device.maxComputeSharedMemorySize < coopmatSharedBytes(128))
         return concat(coopmatSharedBytes(128), " bytes of shared memory (it has ", device.maxComputeSharedMemorySize,
                       ")");
-      if (path == ConvolutionPath::CooperativeMatrix && device.subgroupSize != kCoopmatSubgroup)
+      if (path == ConvolutionPath::CooperativeMatrix && device.subgroupSize != shader::COOPMAT_SUBGROUP)
         return concat("32-lane subgroups (it has ", device.subgroupSize, ")");
       if (!device.subgroupShuffleRelative) return "relative subgroup shuffles in compute shaders";
       return "";
@@ -325,7 +313,7 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       strides4[2] = r == 4 ? t.strides[2] : 0;
       strides4[3] = t.strides[r - 1];
     };
-    ConvolutionIntegerParams p{};
+    ConvParams p{};
     std::array<uint32_t, 4> in{}, f{}, out{};
     dims4(input, in, p.inputStrides);
     dims4(filter, f, p.filterStrides);
@@ -348,16 +336,16 @@ struct ConvolutionIntegerPlan : OperatorPlan {
     p.groupOutputChannels = out[1] / groups;
     p.groupK = f[1] * f[2] * f[3];  // at most the filter's element count
     p.M = out[0] * out[2] * out[3];
-    if (inputZeroPoint) p.flags |= kHasInputZeroPoint;
+    if (inputZeroPoint) p.flags |= shader::HAS_INPUT_ZERO_POINT;
     if (filterZeroPoint) {
-      p.flags |= kHasFilterZeroPoint;
+      p.flags |= shader::HAS_FILTER_ZERO_POINT;
       // Per output channel: step along dimension 1; per tensor: one element.
       p.filterZeroPointStride = filterZeroPoint->sizes[1] > 1 ? filterZeroPoint->strides[1] : 0;
     }
 
-    if (input.dataType == DML_TENSOR_DATA_TYPE_INT8) p.flags |= kInputSigned;
-    if (filter.dataType == DML_TENSOR_DATA_TYPE_INT8) p.flags |= kFilterSigned;
-    const char* indexBits = index64 ? "_i64" : "_i32";
+    if (input.dataType == DML_TENSOR_DATA_TYPE_INT8) p.flags |= shader::INPUT_SIGNED_FLAG;
+    if (filter.dataType == DML_TENSOR_DATA_TYPE_INT8) p.flags |= shader::FILTER_SIGNED_FLAG;
+    const uint32_t indexBits = index64 ? 64 : 32;
 
     // The cooperative-matrix kernel reads quads of 4 output pixels as 4
     // consecutive input bytes when x moves by 1 byte per pixel and rows hold
@@ -376,11 +364,13 @@ struct ConvolutionIntegerPlan : OperatorPlan {
     // and B fit decides the path where rows are byte gathers.
     const uint32_t bn =
         p.groupOutputChannels > 128 && device.maxComputeSharedMemorySize >= coopmatSharedBytes(256) ? 256 : 128;
-    const uint32_t mTiles = (p.M + kCoopmatBM - 1) / kCoopmatBM, nTiles = (p.groupOutputChannels + bn - 1) / bn;
-    const uint32_t kTiles = (p.groupK + kCoopmatBK - 1) / kCoopmatBK;
+    const uint32_t mTiles = (p.M + shader::COOPMAT_BM - 1) / shader::COOPMAT_BM,
+                   nTiles = (p.groupOutputChannels + bn - 1) / bn;
+    const uint32_t kTiles = (p.groupK + shader::COOPMAT_BK - 1) / shader::COOPMAT_BK;
     // Sizes that pass 2^64 only need to be known too large (valueOr).
-    const uint64_t packedA = (Checked(groups) * mTiles * kTiles * (kCoopmatBM * kCoopmatBK)).valueOr(~uint64_t(0) / 2);
-    const uint64_t packedB = (Checked(groups) * nTiles * kTiles * (bn * kCoopmatBK)).valueOr(~uint64_t(0) / 2);
+    const uint64_t packedA =
+        (Checked(groups) * mTiles * kTiles * (shader::COOPMAT_BM * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
+    const uint64_t packedB = (Checked(groups) * nTiles * kTiles * (bn * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
     auto fitsScratch = [&](uint64_t bytes) {
       return bytes <= kMaxPackedBytes && bytes <= device.maxMemoryAllocationSize;
     };
@@ -388,41 +378,41 @@ struct ConvolutionIntegerPlan : OperatorPlan {
                                             fitsScratch(packedA + packedB));
     Dispatch d;
     if (path == ConvolutionPath::CooperativeMatrix || path == ConvolutionPath::CooperativeMatrixEmulated) {
-      if (contiguousRows) p.flags |= kInputRowsContiguous;
+      if (contiguousRows) p.flags |= shader::INPUT_ROWS_CONTIGUOUS;
       // Taps that never reach padding need no range checks: none start
       // before 0, the last output's last tap lies before the end.
       auto inRange = [](uint32_t size, uint32_t outSize, uint32_t kernel, uint32_t stride, uint32_t dilation,
                         uint32_t pad) {
         return pad == 0 && uint64_t(outSize - 1) * stride + uint64_t(kernel - 1) * dilation < size;
       };
-      if (inRange(p.inputH, p.outputH, p.kernelH, p.strideY, p.dilationY, p.padY)) p.flags |= kTapsYInRange;
-      if (inRange(p.inputW, p.outputW, p.kernelW, p.strideX, p.dilationX, p.padX)) p.flags |= kTapsXInRange;
+      if (inRange(p.inputH, p.outputH, p.kernelH, p.strideY, p.dilationY, p.padY)) p.flags |= shader::TAPS_Y_IN_RANGE;
+      if (inRange(p.inputW, p.outputW, p.kernelW, p.strideX, p.dilationX, p.padX)) p.flags |= shader::TAPS_X_IN_RANGE;
       if ((p.kernelW == 1 || p.filterStrides[3] == 1) && (p.kernelH == 1 || p.filterStrides[2] == p.kernelW) &&
           (p.groupChannels == 1 || p.filterStrides[1] == uint64_t(p.kernelH) * p.kernelW))
-        p.flags |= kFilterKContiguous;
-      if (p.groupK % kCoopmatBK == 0) p.flags |= kKWholeSteps;
+        p.flags |= shader::FILTER_K_CONTIGUOUS;
+      if (p.groupK % shader::COOPMAT_BK == 0) p.flags |= shader::K_WHOLE_STEPS;
       if (p.outputStrides[3] == 1 && p.outputW % 4 == 0 && p.outputStrides[0] % 4 == 0 && p.outputStrides[1] % 4 == 0 &&
           p.outputStrides[2] % 4 == 0)
-        p.flags |= kOutputMQuads;
+        p.flags |= shader::OUTPUT_M_QUADS;
       p.mTiles = mTiles;
       p.nTiles = nTiles;
       p.tiles = p.mTiles * p.nTiles * groups;
       p.kTiles = kTiles;
-      if (p.kTiles == 2) p.flags |= kKTwoSteps;
+      if (p.kTiles == 2) p.flags |= shader::K_TWO_STEPS;
       const Packing packs = choosePacking(contiguousRows, p.groupOutputChannels, p.groupK);
       const uint64_t scratchBytes = (packs == Packing::Both ? packedA : 0) + packedB;
       const bool packing = packs != Packing::None && fitsScratch(scratchBytes);
       const bool packA = packing && packs == Packing::Both;
       const bool emulated = path == ConvolutionPath::CooperativeMatrixEmulated;
-      d.kernel = concat("convolution_integer_coopmat_", emulated ? "emulated" : "nv", "_n", bn, indexBits,
-                        packing ? "_packed" : "", packing && !packA ? "_p3" : "");
+      d.kernel = convolutionIntegerCoopmatKernel(emulated, bn, indexBits, packing, packing && !packA);
       // The geometry and flags as specialization constants, for the driver to fold.
-      constexpr size_t kFlagsConstant = 9;
-      d.specialization = {kCoopmatWorkgroup, p.kernelH,   p.kernelW, p.strideY, p.strideX,
-                          p.dilationY,       p.dilationX, p.padY,    p.padX,    p.flags};
+      using Coopmat = shader::ConvolutionIntegerCoopmatConstants;
+      Coopmat constants = withGeometry<Coopmat>(p);
+      constants.WORKGROUP_SIZE = shader::COOPMAT_WORKGROUP;
+      constants.PACK_A = packA;
       const GemmSplit split =
           splitGemm(coopmatLoops(bn, emulated, packing, packing && !packA), p.tiles, kTiles, device);
-      if (!packing) return chunkDispatches(d, p, split, kCoopmatBK, kFlagsConstant, true);
+      if (!packing) return chunkDispatches(d, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, true);
       // A filter flagged DML_TENSOR_FLAG_OWNED_BY_DML and packed alone is
       // packed once, by the initializer, into the persistent resource. With
       // A (packed per execution into the temporary resource, where the GEMM
@@ -436,14 +426,25 @@ struct ConvolutionIntegerPlan : OperatorPlan {
       p.totalChunks = static_cast<uint32_t>(scratchBytes / 16);  // <= kMaxPackedBytes / 16
       d.params = bytesOf(p);
       d.scratchBytes = persistentB ? 0 : scratchBytes;
-      d.specialization.push_back(packA ? 1 : 0);  // PACK_A
-      std::vector<Dispatch> dispatches = chunkDispatches(d, p, split, kCoopmatBK, kFlagsConstant, true);
+      std::vector<Dispatch> dispatches =
+          chunkDispatches(d, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, true);
       Dispatch pack;
-      pack.kernel = concat("convolution_integer_pack", indexBits);
+      pack.kernel = convolutionIntegerPackKernel(indexBits);
       // The geometry as specialization constants, for the driver to fold.
-      pack.specialization = {kPackWorkgroup, kCoopmatBM,  bn,       p.kernelH, p.kernelW, p.strideY, p.strideX,
-                             p.dilationY,    p.dilationX, p.padY,   p.padX,    p.flags,   p.outputH, p.outputW,
-                             p.inputH,       p.inputW,    p.groupK, p.mTiles,  p.nTiles};
+      shader::ConvolutionIntegerPackConstants packConstants = withGeometry<shader::ConvolutionIntegerPackConstants>(p);
+      packConstants.WORKGROUP_SIZE = kPackWorkgroup;
+      packConstants.BM = shader::COOPMAT_BM;
+      packConstants.BN = bn;
+      packConstants.OUTPUT_H = p.outputH;
+      packConstants.OUTPUT_W = p.outputW;
+      packConstants.INPUT_H = p.inputH;
+      packConstants.INPUT_W = p.inputW;
+      packConstants.KG = p.groupK;
+      packConstants.M_TILES = p.mTiles;
+      packConstants.N_TILES = p.nTiles;
+      // The initializer binds the owned filter alone: B's packing reads no input zero point.
+      if (persistentB) packConstants.FLAGS &= ~shader::HAS_INPUT_ZERO_POINT;
+      pack.specialization = shader::specializationOf(packConstants);
       pack.groups = {gridGroups(p.totalChunks, kPackWorkgroup, device), 1, 1};
       pack.params = d.params;
       pack.scratchBytes = d.scratchBytes;
@@ -454,8 +455,6 @@ struct ConvolutionIntegerPlan : OperatorPlan {
         pack.initializer = true;
         pack.persistentBytes = scratchBytes;
         pack.packsOwnedSlot = 2;
-        // The initializer binds the owned filter alone: B's packing reads no input zero point.
-        pack.specialization[11] &= ~kHasInputZeroPoint;
       }
       dispatches.insert(dispatches.begin(), pack);
       return dispatches;
@@ -466,16 +465,23 @@ struct ConvolutionIntegerPlan : OperatorPlan {
     p.nTiles = (p.groupOutputChannels + t.bn - 1) / t.bn;
     p.tiles = p.mTiles * p.nTiles * groups;  // <= output elements / (BM*BN) * ... < 2^32
 
-    auto typeName = [](DML_TENSOR_DATA_TYPE dataType) { return dataType == DML_TENSOR_DATA_TYPE_INT8 ? "i8" : "u8"; };
-    d.kernel = concat("convolution_integer_x", typeName(input.dataType), "_w", typeName(filter.dataType), indexBits,
-                      path == ConvolutionPath::DotProduct ? "_dot" : "");
-    d.specialization = {t.workgroup(), t.bm, t.bn, t.bk, t.tm, t.tn, t.rowWords()};
+    d.kernel = convolutionIntegerKernel(input.dataType == DML_TENSOR_DATA_TYPE_INT8,
+                                        filter.dataType == DML_TENSOR_DATA_TYPE_INT8, indexBits,
+                                        path == ConvolutionPath::DotProduct);
+    shader::ConvolutionIntegerConstants constants;
+    constants.WORKGROUP_SIZE = t.workgroup();
+    constants.BM = t.bm;
+    constants.BN = t.bn;
+    constants.BK = t.bk;
+    constants.TM = t.tm;
+    constants.TN = t.tn;
+    constants.ROW = t.rowWords();
     const uint32_t kSteps = (p.groupK + t.bk - 1) / t.bk;
-    // The shader loops over any further tiles and, chunk by chunk, over K.
-    constexpr size_t kSplitConstant = 7;  // SPLIT: the split's flags alone (the others are read from ConvParams)
+    // The shader loops over any further tiles and, chunk by chunk, over K;
+    // SPLIT carries the split's flags alone (the others are read from ConvParams).
     return chunkDispatches(d, p,
                            splitGemm(portableLoops(t, path == ConvolutionPath::DotProduct), p.tiles, kSteps, device),
-                           t.bk, kSplitConstant, false);
+                           t.bk, constants, &shader::ConvolutionIntegerConstants::SPLIT, false);
   }
 };
 

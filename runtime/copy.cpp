@@ -1,4 +1,5 @@
 #include "copy.hpp"
+#include "interface/copy.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -148,7 +149,7 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
 
   bool index64 = largestFootprint > (uint64_t(1) << 32);
   Dispatch d;
-  d.kernel = concat("copy_e", unit, index64 ? "_i64" : "_i32");
+  d.kernel = copyKernel(unit, index64 ? 64 : 32);
   // copy.comp's loops per row besides the walk along it: the binary search
   // for the row's segment, then the decoding of its outer coordinates.
   uint32_t halvings = 0, maxRank = 1;
@@ -207,7 +208,9 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
   d.loopPasses = grid.loopPasses;
   header.columnShift = grid.columnShift;
   header.rowStride = grid.rowStride;
-  d.specialization = {LaneGrid::kGroupSize};
+  shader::CopyConstants constants;
+  constants.WORKGROUP_SIZE = LaneGrid::kGroupSize;
+  d.specialization = shader::specializationOf(constants);
   d.groups = {grid.groups, 1, 1};
   d.params = bytesOf(header);
   for (const auto& s : segments) appendBytes(d.params, s);

@@ -11,7 +11,7 @@ namespace vkdml {
 
 namespace {
 
-constexpr uint32_t kPushConstantBytes = 16;  // {params address, binding-table address}
+constexpr uint32_t kPushConstantBytes = sizeof(shader::PushConstants);  // {params address, binding-table address}
 constexpr uint64_t kStagingChunk = 64ull << 20;
 
 bool hasExtension(const std::vector<VkExtensionProperties>& list, const char* name) {
@@ -837,16 +837,15 @@ detail::Pipeline::~Pipeline() {
   vk.vkDestroyPipelineCache(device, binary, nullptr);
 }
 
-VkShaderModule Device::Impl::shaderModule(const std::string& kernel) {
+VkShaderModule Device::Impl::shaderModule(detail::Kernel kernel) {
   auto found = modules.find(kernel);
   if (found != modules.end()) return found->second;
-  const detail::KernelBinary* binary = detail::findKernel(kernel);
-  if (!binary) throw Error(ErrorCode::Unsupported, "Device", "kernel", "no embedded kernel named " + kernel);
+  const detail::KernelBinary& binary = detail::kernelBinary(kernel);
   VkShaderModuleCreateInfo moduleInfo{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  moduleInfo.codeSize = binary->sizeInBytes;
-  moduleInfo.pCode = binary->code;
+  moduleInfo.codeSize = binary.sizeInBytes;
+  moduleInfo.pCode = binary.code;
 #ifdef VKDML_KERNEL_OVERRIDE
-  const std::vector<uint32_t> replacement = detail::kernelOverride(kernel);
+  const std::vector<uint32_t> replacement = detail::kernelOverride(detail::kernelName(kernel));
   if (!replacement.empty()) {
     moduleInfo.codeSize = replacement.size() * 4;
     moduleInfo.pCode = replacement.data();
@@ -861,8 +860,8 @@ VkShaderModule Device::Impl::shaderModule(const std::string& kernel) {
   return slot->second;
 }
 
-std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(const std::string& kernel,
-                                                               const std::vector<uint32_t>& specialization) {
+std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(detail::Kernel kernel,
+                                                               const shader::Specialization& specialization) {
   std::lock_guard<std::mutex> lock(pipelinesMutex);
   PipelineKey key(kernel, specialization);
   auto found = pipelines.find(key);
@@ -873,10 +872,14 @@ std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(const std::string
   }
 
   const VkShaderModule module = shaderModule(kernel);
+  // One 4-byte value per constant_id (the kernel's list in shaders/interface).
   std::vector<VkSpecializationMapEntry> entries(specialization.size());
-  for (uint32_t i = 0; i < entries.size(); ++i) entries[i] = {i, i * 4u, 4u};
-  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), specialization.size() * 4,
-                            specialization.data()};
+  std::vector<uint32_t> values(specialization.size());
+  for (uint32_t i = 0; i < entries.size(); ++i) {
+    entries[i] = {specialization[i].first, i * 4u, 4u};
+    values[i] = specialization[i].second;
+  }
+  VkSpecializationInfo spec{static_cast<uint32_t>(entries.size()), entries.data(), values.size() * 4, values.data()};
   VkComputePipelineCreateInfo pipelineInfo{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   pipelineInfo.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   pipelineInfo.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
@@ -963,7 +966,7 @@ std::vector<uint8_t> Device::pipelineCacheData() const try {
 }
 
 // The driver's statistics of a pipeline (registers, spills, ...), for tuning.
-void Device::Impl::printStatistics(const std::string& kernel, VkPipeline pipeline) {
+void Device::Impl::printStatistics(detail::Kernel kernel, VkPipeline pipeline) {
   VkPipelineExecutableInfoKHR executable{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
   executable.pipeline = pipeline;
   uint32_t count = 0;
@@ -972,7 +975,7 @@ void Device::Impl::printStatistics(const std::string& kernel, VkPipeline pipelin
                                                            {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
   vk.vkGetPipelineExecutableStatisticsKHR(device, &executable, &count, statistics.data());
   for (const auto& s : statistics) {
-    std::fprintf(stderr, "vkdml: %s: %s = ", kernel.c_str(), s.name);
+    std::fprintf(stderr, "vkdml: %s: %s = ", detail::kernelName(kernel), s.name);
     switch (s.format) {
       case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
         std::fprintf(stderr, "%u\n", s.value.b32);

@@ -52,7 +52,7 @@ struct Device::Impl {
 
   // The pipeline cache: pipelines by kernel and specialization constants,
   // the least recently used dropped beyond pipelineCacheLimit.
-  using PipelineKey = std::pair<std::string, std::vector<uint32_t>>;
+  using PipelineKey = std::pair<detail::Kernel, shader::Specialization>;
   struct CachedPipeline {
     std::shared_ptr<const detail::Pipeline> pipeline;
     std::list<const PipelineKey*>::iterator use;  // its place in recentUse
@@ -67,7 +67,7 @@ struct Device::Impl {
   // bounded); later ones keep their binary in their own VkPipelineCache.
   VkPipelineCache pipelineCache = VK_NULL_HANDLE;
   size_t pipelineCacheRoom = 0;  // pipelines pipelineCache may still take in
-  std::map<std::string, VkShaderModule> modules;
+  std::map<detail::Kernel, VkShaderModule> modules;
 
   std::mutex submitMutex;  // guards the pool, the fence, the queue and `lost` (Device::lockQueue)
   VkCommandPool commandPool = VK_NULL_HANDLE;
@@ -78,12 +78,11 @@ struct Device::Impl {
   uint32_t memoryType(uint32_t typeBits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const;
   // With pipelinesMutex held: the module of an embedded kernel (or of its
   // replacement, see kernelOverride), created on first use.
-  VkShaderModule shaderModule(const std::string& kernel);
-  std::shared_ptr<const detail::Pipeline> pipeline(const std::string& kernel,
-                                                   const std::vector<uint32_t>& specialization);
+  VkShaderModule shaderModule(detail::Kernel kernel);
+  std::shared_ptr<const detail::Pipeline> pipeline(detail::Kernel kernel, const shader::Specialization& specialization);
   void trimPipelines(size_t keep);  // with pipelinesMutex held
   bool pipelineStatistics = false;  // $VKDML_PIPELINE_STATISTICS=1: print each pipeline's
-  void printStatistics(const std::string& kernel, VkPipeline pipeline);
+  void printStatistics(detail::Kernel kernel, VkPipeline pipeline);
   void submitAndWait(const std::function<void(VkCommandBuffer)>& record);
   void destroy();
 };

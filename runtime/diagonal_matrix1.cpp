@@ -1,5 +1,6 @@
 // DML_DIAGONAL_MATRIX1 (OPERATORS.md, "DML_DIAGONAL_MATRIX1"): a stack of
 // matrices holding Value on a diagonal band and the input (or 0) elsewhere.
+#include "interface/diagonal_matrix1.h"
 #include "internal.hpp"
 
 namespace vkdml {
@@ -36,8 +37,10 @@ struct DiagonalMatrix1Plan : OperatorPlan {
     p.columnShift = grid.columnShift;
     p.rowStride = grid.rowStride;
     Dispatch d;
-    d.kernel = concat("diagonal_matrix1_e", output.elementSize, index64 ? "_i64" : "_i32");
-    d.specialization = {LaneGrid::kGroupSize};
+    d.kernel = diagonalMatrix1Kernel(output.elementSize, index64 ? 64 : 32);
+    shader::DiagonalMatrix1Constants constants;
+    constants.WORKGROUP_SIZE = LaneGrid::kGroupSize;
+    d.specialization = shader::specializationOf(constants);
     d.params = bytesOf(p);
     d.groups = {grid.groups, 1, 1};
     d.loopPasses = grid.loopPasses;

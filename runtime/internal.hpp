@@ -8,6 +8,9 @@
 
 #include <vkdml/vkdml.hpp>
 
+#include "interface/common.h"  // shaders/interface: what kernels and host share
+#include "kernels.hpp"         // generated from shaders/CMakeLists.txt
+
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -125,11 +128,11 @@ inline uint64_t loopPasses(uint64_t iterations, uint64_t body = 0) {
 }
 
 // One kernel launch: which SPIR-V variant, its specialization constants
-// (constant_id 0, 1, ...: id 0 is always the workgroup size), its parameter
-// block (std430, read through a buffer reference) and its workgroup counts.
+// (by constant_id, from the kernel's struct in shaders/interface: id 0 is
+// always the workgroup size), its parameter block (std430, read through a buffer reference) and its workgroup counts.
 struct Dispatch {
-  std::string kernel;  // e.g. "copy_e4_i32": see shaders/CMakeLists.txt
-  std::vector<uint32_t> specialization;
+  Kernel kernel{};  // a variant of the kernel table (shaders/CMakeLists.txt)
+  shader::Specialization specialization;
   std::vector<uint8_t> params;
   std::array<uint32_t, 3> groups{1, 1, 1};
   // Skip this dispatch when these two binding slots resolve to one address
@@ -210,16 +213,6 @@ std::shared_ptr<OperatorPlan> createSlice1(const DML_SLICE1_OPERATOR_DESC& desc)
 std::shared_ptr<OperatorPlan> createScatterNd(const DML_SCATTER_ND_OPERATOR_DESC& desc);
 std::shared_ptr<OperatorPlan> createDiagonalMatrix1(const DML_DIAGONAL_MATRIX1_OPERATOR_DESC& desc);
 std::shared_ptr<OperatorPlan> createConvolutionInteger(const DML_CONVOLUTION_INTEGER_OPERATOR_DESC& desc);
-
-// SPIR-V embedded at build time (generated kernels.cpp).
-struct KernelBinary {
-  const char* name;
-  const uint32_t* code;
-  size_t sizeInBytes;
-};
-const KernelBinary* findKernel(const std::string& name);
-const KernelBinary* kernelsBegin();
-const KernelBinary* kernelsEnd();
 
 // Workgroup counts for a grid-stride loop over `items` with `groupSize`
 // invocations per group, capped by the device's limit.

@@ -334,9 +334,9 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
   compiled->dispatches = plan.plan(impl_->info, options);
   for (const auto& d : compiled->dispatches)
     if (d.loopPasses > detail::kLoopBudget)
-      throw Error(ErrorCode::Internal, plan.name, d.kernel,
-                  detail::concat(plan.name, ": ", d.kernel, ": an invocation could make ", d.loopPasses,
-                                 " loop passes, more than the budget of ", detail::kLoopBudget,
+      throw Error(ErrorCode::Internal, plan.name, detail::kernelName(d.kernel),
+                  detail::concat(plan.name, ": ", detail::kernelName(d.kernel), ": an invocation could make ",
+                                 d.loopPasses, " loop passes, more than the budget of ", detail::kLoopBudget,
                                  " (kLoopBudget): the planner must split this work"));
   // The temporary and persistent resources (BindingProperties).
   uint64_t scratchBytes = 0, packedBytes = 0;
@@ -393,7 +393,7 @@ std::vector<std::string> CompiledOperator::kernelNames() const try {
   if (!impl_) return {};
   std::vector<std::string> names;
   for (const auto& d : impl_->dispatches)
-    if (!d.initializer) names.push_back(d.kernel);
+    if (!d.initializer) names.push_back(detail::kernelName(d.kernel));
   return names;
 } catch (...) {
   detail::rethrowAsError("CompiledOperator", "kernelNames");

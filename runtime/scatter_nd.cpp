@@ -5,9 +5,9 @@
 // overwrite, so that the copy skips them (less traffic than PyTorch's
 // clone + index_put, which copies them and then overwrites them).
 #include <algorithm>
-#include <cctype>
 
 #include "copy.hpp"
+#include "interface/scatter_nd.h"
 
 namespace vkdml {
 namespace detail {
@@ -42,7 +42,15 @@ static_assert(sizeof(ScatterParams) == 2 * 168 + 64 + 8 + 32 + 32 + 16, "std430 
 // Slices at least this long are skipped by the copy when an update
 // overwrites them (below it, marking them costs more than it saves).
 constexpr uint64_t kMaskedSliceBytes = 64;
-constexpr uint32_t kModeScatter = 0, kModeMark = 1;  // scatter_nd.comp's MODE
+
+// The specialization constants of scatter_nd.comp for a grid and a MODE.
+shader::Specialization scatterConstants(const RowGrid& grid, uint32_t mode) {
+  shader::ScatterNdConstants constants;
+  constants.WORKGROUP_X = grid.groupSize[0];
+  constants.WORKGROUP_Y = grid.groupSize[1];
+  constants.MODE = mode;
+  return shader::specializationOf(constants);
+}
 
 // The box's dimensions, with collapse() merging those contiguous in both
 // tensors (a packed slice becomes one dimension: no divisions in the kernel).
@@ -130,18 +138,17 @@ struct ScatterNdPlan : OperatorPlan {
     p.sliceElements = static_cast<uint32_t>(sliceElements);
 
     const uint64_t largest = std::max({indices.footprintElements, updates.footprintElements, output.footprintElements});
-    std::string indexType = dataTypeName(indices.dataType);  // "INT32" -> kernel name part "int32"
-    std::transform(indexType.begin(), indexType.end(), indexType.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const bool signedIndices =
+        indices.dataType == DML_TENSOR_DATA_TYPE_INT32 || indices.dataType == DML_TENSOR_DATA_TYPE_INT64;
     Dispatch scatter;
-    scatter.kernel =
-        concat("scatter_nd_e", output.elementSize, "_", indexType, largest > (uint64_t(1) << 32) ? "_i64" : "_i32");
+    scatter.kernel = scatterNdKernel(output.elementSize, indices.elementSize, signedIndices,
+                                     largest > (uint64_t(1) << 32) ? 64 : 32);
     // scatter_nd.comp's loops: per tuple, the decoding of its position
     // (boxOffsets over the tuples' dimensions) and the reading of its k
     // coordinates; per slice element, the decoding of its position.
     const uint64_t tuplePasses = loopPasses(p.tuples.rank - 1) + loopPasses(k);
     const RowGrid grid = rowGrid(sliceElements, tupleCount, tuplePasses, loopPasses(p.slice.rank - 1));
-    scatter.specialization = {grid.groupSize[0], grid.groupSize[1], kModeScatter};
+    scatter.specialization = scatterConstants(grid, shader::MODE_SCATTER);
     scatter.groups = grid.groups;
     scatter.params = bytesOf(p);
     scatter.loopPasses = grid.loopPasses;
@@ -149,7 +156,7 @@ struct ScatterNdPlan : OperatorPlan {
 
     Dispatch mark = scatter;
     const RowGrid tuplesOnly = rowGrid(1, tupleCount, tuplePasses, 0);  // MODE_MARK walks no slice
-    mark.specialization = {tuplesOnly.groupSize[0], tuplesOnly.groupSize[1], kModeMark};
+    mark.specialization = scatterConstants(tuplesOnly, shader::MODE_MARK);
     mark.groups = tuplesOnly.groups;
     mark.loopPasses = tuplesOnly.loopPasses;
     mark.skipWhenSlotsAlias = copy.skipWhenSlotsAlias;  // in place, nothing is copied

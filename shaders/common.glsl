@@ -8,10 +8,7 @@
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_16bit_storage : require
 
-layout(push_constant) uniform PushConstants {
-  uint64_t paramsAddress;
-  uint64_t bindingsAddress;
-} pc;
+#include "interface/common.h"  // PushConstants pc
 
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer BindingTable {
   uint64_t address[];

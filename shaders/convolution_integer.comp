@@ -32,14 +32,7 @@
 // or OpSUDot, SPV_KHR_integer_dot_product, instead of unpacking them).
 #include "convolution_integer.glsl"
 
-layout(local_size_x_id = 0) in;                  // WG = (BM/TM) * (BN/TN)
-layout(constant_id = 1) const uint BM = 128;     // tile rows (output pixels)
-layout(constant_id = 2) const uint BN = 128;     // tile columns (output channels of the group)
-layout(constant_id = 3) const uint BK = 64;      // tile depth, a multiple of 16
-layout(constant_id = 4) const uint TM = 8;       // rows per invocation
-layout(constant_id = 5) const uint TN = 8;       // columns per invocation
-layout(constant_id = 6) const uint ROW = 20;     // words per shared tile row: BK/4 + padding (4 mod 8)
-layout(constant_id = 7) const uint SPLIT = 0;    // K_CHUNKED, ACCUMULATE, GRID_ROWS (convolution_integer.glsl)
+VKDML_SPECIALIZATION(ConvolutionIntegerConstants, VKDML_CONVOLUTION_INTEGER_CONSTANTS)
 
 const uint ROW4 = ROW / 4;  // uvec4 per shared row
 const uint KQ = BK / 16;    // 16-byte chunks of k per tile row

@@ -37,9 +37,9 @@
 // per 16 k.
 //
 // Defines: FN (fragments per warp along n: 2 or 4), INDEX_BITS (32 or 64),
-// and one of COOPMAT_NV (GL_NV_cooperative_matrix), COOPMAT_KHR
-// (GL_KHR_cooperative_matrix) or COOPMAT_EMULATED (the matrix operations in
-// plain GLSL, to test the rest of this kernel on any device).
+// and one of COOPMAT_NV (GL_NV_cooperative_matrix) or COOPMAT_EMULATED (the
+// matrix operations in plain GLSL, to test the rest of this kernel on any
+// device).
 //
 // The geometry and the flags are specialization constants (set by
 // runtime/convolution_integer.cpp), not read from ConvParams: the driver
@@ -49,10 +49,6 @@
 #if COOPMAT_NV
 #extension GL_NV_cooperative_matrix : require
 #extension GL_NV_integer_cooperative_matrix : require
-#elif COOPMAT_KHR
-#extension GL_KHR_cooperative_matrix : require
-#endif
-#if COOPMAT_NV || COOPMAT_KHR
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int32 : require
@@ -69,20 +65,12 @@
 #define PREFETCH 1
 #endif
 
-const uint WARPS_M = 2, WARPS_N = 4;
-const uint FM = 4;  // so that BM * BK / 16 A quads = one per invocation
-const uint WG = 32 * WARPS_M * WARPS_N;
-layout(local_size_x = WG, local_size_x_id = 0) in;  // the host passes WG: the tiling assumes it
-layout(constant_id = 1) const uint KH = 1;
-layout(constant_id = 2) const uint KW = 1;
-layout(constant_id = 3) const uint STRIDE_Y = 1;
-layout(constant_id = 4) const uint STRIDE_X = 1;
-layout(constant_id = 5) const uint DILATION_Y = 1;
-layout(constant_id = 6) const uint DILATION_X = 1;
-layout(constant_id = 7) const uint PAD_Y = 0;
-layout(constant_id = 8) const uint PAD_X = 0;
-layout(constant_id = 9) const uint FLAGS = 0;  // ConvParams.flags
-layout(constant_id = 10) const bool PACK_A = false;  // PACKED: A comes packed too, not only B
+// The tile (interface/convolution_integer.h).
+const uint WARPS_M = COOPMAT_WARPS_M, WARPS_N = COOPMAT_WARPS_N;
+const uint FM = COOPMAT_FM;
+const uint WG = COOPMAT_WORKGROUP;
+VKDML_SPECIALIZATION(ConvolutionIntegerCoopmatConstants, VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS)
+layout(local_size_x = WG) in;  // the host passes WG as WORKGROUP_SIZE: the tiling assumes it
 const uint KHW = KH * KW;
 const bool HAS_XZ = (FLAGS & HAS_INPUT_ZERO_POINT) != 0;
 const bool HAS_WZ = (FLAGS & HAS_FILTER_ZERO_POINT) != 0;
@@ -105,12 +93,10 @@ const uint FILTER_FLIP = FILTER_SIGNED ? 0u : 0x80808080u;
 // nonzero, the column sums where the flipped input zero point can.
 const bool NEED_ROW_SUMS = !FILTER_SIGNED || HAS_WZ;
 const bool NEED_COL_SUMS = !INPUT_SIGNED || HAS_XZ;
-const uint BM = FM * 16 * WARPS_M;  // tile rows (output pixels)
+const uint BM = COOPMAT_BM;         // tile rows (output pixels)
 const uint BN = FN * 16 * WARPS_N;  // tile columns (output channels of the group)
-const uint BK = 32;                 // tile depth: one fragment K
-// uvec4 per shared row: 32 bytes + 16 of padding, 12 words (4 mod 8), so the
-// 16-byte row reads of a fragment load fall in distinct banks.
-const uint ROW4 = BK / 16 + 1;
+const uint BK = COOPMAT_BK;         // tile depth: one fragment K
+const uint ROW4 = COOPMAT_ROW4;
 const uint STAGE4 = (BM + BN) * ROW4;  // one buffer: A rows, then B rows
 // Gathered A (not packed): row j of row quad q (m 4q + j) goes to tile row
 // 32 * (q / 8) + 8 * j + q % 8. Each 32 tile rows still hold 32 consecutive
@@ -120,13 +106,11 @@ const bool ROWS_INTERLEAVED = !(PACKED != 0 && PACK_A);
 uint quadTileRow(uint quad, uint j) { return ROWS_INTERLEAVED ? 32 * (quad / 8) + 8 * j + quad % 8 : 4 * quad + j; }
 // The m (from m0) of a tile row.
 uint tileRowM(uint row) { return ROWS_INTERLEAVED ? (row & ~31u) + 4 * (row % 8) + (row % 32) / 8 : row; }
-// The epilogue's per-warp scratch: 32 m x 16 n int32 (2 fragments),
-// column-major, columns 40 words apart: the 16-byte stores' reads (8 lanes
-// per column, 4 columns) then fall in distinct banks.
-const uint SCRATCH_COLUMN4 = 10;
+// The epilogue's per-warp scratch (interface/convolution_integer.h).
+const uint SCRATCH_COLUMN4 = COOPMAT_SCRATCH_COLUMN4;
 const uint SCRATCH_WARP4 = 16 * SCRATCH_COLUMN4;
-const uint SCRATCH4 = WARPS_M * WARPS_N * SCRATCH_WARP4;
-shared uvec4 tiles[max(2 * STAGE4, SCRATCH4)];
+const uint SCRATCH4 = COOPMAT_SCRATCH4;
+shared uvec4 tiles[VKDML_COOPMAT_TILES4(BN)];  // max(2 * STAGE4, SCRATCH4)
 shared int rowSums[BM];  // sum over k of each staged A row (flipped bytes)
 shared int colSums[BN];  // likewise for B rows
 shared int colZeroPoints[BN];  // the filter zero point of each column, flipped
@@ -144,19 +128,6 @@ shared int colZeroPoints[BN];  // the filter zero point of each column, flipped
 #define FRAGMENTS_M FM            // the fragments MULTIPLY takes, all
 #define FRAGMENTS_N FN
 #define WARP_BARRIER() subgroupBarrier()  // a warp is a subgroup (32 lanes, checked by the host)
-#elif COOPMAT_KHR
-#define A_T coopmat<int8_t, gl_ScopeSubgroup, 16, 32, gl_MatrixUseA>
-#define B_T coopmat<int8_t, gl_ScopeSubgroup, 32, 16, gl_MatrixUseB>
-#define ACC_T coopmat<int32_t, gl_ScopeSubgroup, 16, 16, gl_MatrixUseAccumulator>
-#define ACC_ZERO ACC_T(0)
-#define LOAD_A(f, element, stride) coopMatLoad(f, tiles, element, stride, gl_CooperativeMatrixLayoutRowMajor)
-#define LOAD_B(f, element, stride) coopMatLoad(f, tiles, element, stride, gl_CooperativeMatrixLayoutColumnMajor)
-#define MMA(a, b, c) coopMatMulAdd(a, b, c)
-#define STORE_ACC(f, element, stride) coopMatStore(f, tiles, element, stride, gl_CooperativeMatrixLayoutColumnMajor)
-#define FRAGMENT_LOOP [[unroll]]
-#define FRAGMENTS_M FM
-#define FRAGMENTS_N FN
-#define WARP_BARRIER() subgroupBarrier()
 #elif COOPMAT_EMULATED
 // A or B "fragment": where it lies in `tiles` (read only before the next
 // barrier, as the real fragments are). An accumulator: lane l of a 32-lane
@@ -213,7 +184,7 @@ void emulatedStore(Accumulator c, uint element, uint stride) {  // column-major 
   }
 }
 #else
-#error define COOPMAT_NV, COOPMAT_KHR or COOPMAT_EMULATED
+#error define COOPMAT_NV or COOPMAT_EMULATED
 #endif
 
 // The 4x4 byte transpose that turns 4 k-rows of 4 m (byte j of word i is
@@ -230,7 +201,7 @@ uvec4 transposeBytes(uvec4 w) {
 
 // The sum of the 4 signed bytes of a word: one packed dot product with
 // (1,1,1,1) where the device has them (the tensor-core variants require it).
-#if COOPMAT_NV || COOPMAT_KHR
+#if COOPMAT_NV
 spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
 int sdot(uint a, uint b, spirv_literal int format);
 int signedByteSum(uint word) { return sdot(word, 0x01010101u, 0); }

@@ -15,25 +15,7 @@
 // the range checks of taps that cannot reach padding.
 #include "convolution_integer.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint BM = 128;
-layout(constant_id = 2) const uint BN = 256;
-layout(constant_id = 3) const uint KH = 1;
-layout(constant_id = 4) const uint KW = 1;
-layout(constant_id = 5) const uint STRIDE_Y = 1;
-layout(constant_id = 6) const uint STRIDE_X = 1;
-layout(constant_id = 7) const uint DILATION_Y = 1;
-layout(constant_id = 8) const uint DILATION_X = 1;
-layout(constant_id = 9) const uint PAD_Y = 0;
-layout(constant_id = 10) const uint PAD_X = 0;
-layout(constant_id = 11) const uint FLAGS = 0;  // ConvParams.flags
-layout(constant_id = 12) const uint OUTPUT_H = 1;
-layout(constant_id = 13) const uint OUTPUT_W = 1;
-layout(constant_id = 14) const uint INPUT_H = 1;
-layout(constant_id = 15) const uint INPUT_W = 1;
-layout(constant_id = 16) const uint KG = 1;  // groupK
-layout(constant_id = 17) const uint M_TILES = 1;
-layout(constant_id = 18) const uint N_TILES = 1;
+VKDML_SPECIALIZATION(ConvolutionIntegerPackConstants, VKDML_CONVOLUTION_INTEGER_PACK_CONSTANTS)
 const uint KHW = KH * KW;
 const uint K_TILES = (KG + 31) / 32;
 const uint INPUT_FLIP = (FLAGS & INPUT_SIGNED_FLAG) != 0 ? 0u : 0x80u;

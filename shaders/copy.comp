@@ -6,6 +6,7 @@
 // ScatterND's initial copy of its input one. The dispatch's element space is
 // the segments laid end to end.
 #include "common.glsl"
+#include "interface/copy.h"
 
 // The dispatch walks rows: a row is one run along a segment's innermost
 // dimension, and the segments' rows are laid end to end. Each invocation
@@ -16,7 +17,7 @@
 // contiguous and 16-byte aligned the host re-expresses them in 16-byte
 // elements (ELEMENT_BYTES = 16). A segment may skip rows marked in a bit
 // mask (ScatterND: the rows its updates overwrite).
-layout(local_size_x_id = 0) in;
+VKDML_SPECIALIZATION(CopyConstants, VKDML_COPY_CONSTANTS)
 
 struct CopySegment {
   uint64_t firstRow;     // where the segment starts among the dispatch's rows

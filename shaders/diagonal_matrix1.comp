@@ -4,11 +4,12 @@
 // diagonal band test selects it, else the input's element (or 0). Value and
 // the input are moved as bits: a masked NaN or infinity never leaks through.
 #include "common.glsl"
+#include "interface/diagonal_matrix1.h"
 
 // Rows of the matrices are walked as in copy.comp: an invocation index splits
 // into a lane along a row and a row, so each row's coordinates and band
 // limits are worked out once.
-layout(local_size_x_id = 0) in;
+VKDML_SPECIALIZATION(DiagonalMatrix1Constants, VKDML_DIAGONAL_MATRIX1_CONSTANTS)
 
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer DiagonalParams {
   int64_t inputStrides[4];  // {batch0, batch1, y, x}, in elements; unused when there is no input

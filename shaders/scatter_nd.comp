@@ -6,14 +6,9 @@
 // column s walks that slice (runtime: rowGrid). Defines: ELEMENT_BYTES,
 // INDEX_BITS (offset width), INDICES_BYTES (4, 8) and INDICES_SIGNED (0, 1).
 #include "common.glsl"
+#include "interface/scatter_nd.h"
 
-layout(local_size_x_id = 0, local_size_y_id = 1) in;
-// MODE_SCATTER writes the updates (and clears the mask words of their
-// targets, leaving the mask zero for the next execution); MODE_MARK, the
-// first of three dispatches, sets each target's bit so that the copy between
-// them skips the slices the updates overwrite.
-layout(constant_id = 2) const uint MODE = 0;
-const uint MODE_SCATTER = 0, MODE_MARK = 1;
+VKDML_SPECIALIZATION(ScatterNdConstants, VKDML_SCATTER_ND_CONSTANTS)
 
 #if INDICES_BYTES == 4
 #define INDICES_U uint

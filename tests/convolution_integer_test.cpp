@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "interface/convolution_integer.h"  // the cooperative-matrix kernel's shared memory
 #include "json.hpp"
 #include "support.hpp"
 
@@ -685,8 +686,8 @@ TEST_CASE("convolution_integer: paths: options, the environment variable, refusa
   vkdml::Device& device = test::device();
   vkdml::Operator op = device.createOperator(conv.make(input, nullptr, filter, nullptr, output));
   const vkdml::DeviceInfo& info = device.info();
-  // 26112 bytes: the cooperative-matrix kernel's shared memory with 128-column
-  // tiles (coopmatSharedBytes(128) in runtime/convolution_integer.cpp).
+  // The cooperative-matrix kernel's shared memory with 128-column tiles.
+  const uint32_t coopmatShared = vkdml::shader::coopmatSharedBytes(128);
   struct Expected {
     vkdml::ConvolutionPath path;
     bool available;
@@ -697,9 +698,10 @@ TEST_CASE("convolution_integer: paths: options, the environment variable, refusa
       {vkdml::ConvolutionPath::DotProduct, info.integerDotProduct, "_dot"},
       {vkdml::ConvolutionPath::CooperativeMatrix,
        info.cooperativeMatrixInt8 && info.integerDotProduct && info.subgroupSize == 32 &&
-           info.maxComputeSharedMemorySize >= 26112,
+           info.maxComputeSharedMemorySize >= coopmatShared,
        "coopmat_nv"},
-      {vkdml::ConvolutionPath::CooperativeMatrixEmulated, info.maxComputeSharedMemorySize >= 26112, "coopmat_emulated"},
+      {vkdml::ConvolutionPath::CooperativeMatrixEmulated, info.maxComputeSharedMemorySize >= coopmatShared,
+       "coopmat_emulated"},
   };
   for (const Expected& e : paths) {
     CAPTURE(vkdml::toString(e.path));

@@ -12,6 +12,8 @@
 namespace {
 
 using vkdml::detail::Dispatch;
+using vkdml::detail::Kernel;
+using vkdml::detail::kernelName;
 using vkdml::detail::kLoopBudget;
 using vkdml::detail::loopPasses;
 
@@ -62,8 +64,9 @@ std::vector<Dispatch> planWithinBudget(const DML_OPERATOR_DESC& desc, const vkdm
   std::vector<std::string> wrong;
   for (const Dispatch& d : dispatches) {
     const bool inGrid = d.groups[0] >= 1 && d.groups[1] >= 1 && d.groups[0] <= 65535 && d.groups[1] <= 65535;
-    if ((d.loopPasses > kLoopBudget || !inGrid) && (wrong.empty() || wrong.back().rfind(d.kernel, 0) != 0))
-      wrong.push_back(d.kernel + ": " + std::to_string(d.loopPasses) + " loop passes, groups " +
+    const std::string name = kernelName(d.kernel);
+    if ((d.loopPasses > kLoopBudget || !inGrid) && (wrong.empty() || wrong.back().rfind(name, 0) != 0))
+      wrong.push_back(name + ": " + std::to_string(d.loopPasses) + " loop passes, groups " +
                       std::to_string(d.groups[0]) + "x" + std::to_string(d.groups[1]));
   }
   CHECK_MESSAGE(wrong.empty(), (wrong.empty() ? "" : wrong.front()));
@@ -86,7 +89,8 @@ std::vector<std::pair<vkdml::DeviceInfo, vkdml::ConvolutionPath>> convolutionTar
 // The GEMM dispatches of a planned convolution (after the packing, if any).
 size_t gemmDispatches(const std::vector<Dispatch>& dispatches) {
   size_t n = 0;
-  for (const Dispatch& d : dispatches) n += d.kernel.find("convolution_integer_pack") == 0 ? 0 : 1;
+  for (const Dispatch& d : dispatches)
+    n += d.kernel == Kernel::convolution_integer_pack_i32 || d.kernel == Kernel::convolution_integer_pack_i64 ? 0 : 1;
   return n;
 }
 

@@ -1,0 +1,151 @@
+// DML_CONVOLUTION_INTEGER's kernels (convolution_integer.comp,
+// convolution_integer_coopmat.comp, convolution_integer_pack.comp) and
+// runtime/convolution_integer.cpp: the parameter block, its flags, the
+// specialization constants and the cooperative-matrix kernel's tile.
+#ifndef VKDML_INTERFACE_CONVOLUTION_INTEGER_H
+#define VKDML_INTERFACE_CONVOLUTION_INTEGER_H
+#include "common.h"
+
+VKDML_INTERFACE_BEGIN
+
+// One per dispatch (std430), shared by the three kernels.
+VKDML_PARAMS(ConvParams) {
+  uint64_t inputStrides[4];        // N, C, H, W (3-D tensors: H stride 0)
+  uint64_t filterStrides[4];       // OC, C/G, KH, KW
+  uint64_t outputStrides[4];       // N, OC, OH, OW
+  uint64_t filterZeroPointStride;  // between output channels; 0 per tensor
+  uint inputH, inputW;
+  uint outputH, outputW;
+  uint kernelH, kernelW;
+  uint strideY, strideX;
+  uint dilationY, dilationX;
+  uint padY, padX;             // start padding
+  uint groupChannels;          // C/G
+  uint groupOutputChannels;    // Ng = OC/G
+  uint groupK;                 // Kg = C/G*KH*KW
+  uint M;                      // N*OH*OW
+  uint mTiles, nTiles, tiles;  // tiles = mTiles * nTiles * G
+  uint flags;
+  // Packed operands (convolution_integer_pack.comp), in the scratch slot:
+  // where A's and B's blocks start, in bytes.
+  uint64_t packedAOffset, packedBOffset;
+  uint scratchSlot;
+  uint aChunks, totalChunks;  // 16-byte chunks of A, of A and B
+  uint kTiles;                // K steps of 32
+  // K_CHUNKED: the share of K this dispatch adds up, k in [kBegin, kBegin + kLength).
+  uint kBegin, kLength;
+};
+
+// ConvParams.flags.
+const uint HAS_INPUT_ZERO_POINT = 1u;
+const uint HAS_FILTER_ZERO_POINT = 2u;
+const uint INPUT_SIGNED_FLAG = 4u;       // INT8 input (the cooperative-matrix kernel reads signedness here)
+const uint FILTER_SIGNED_FLAG = 8u;      // INT8 filter
+const uint INPUT_ROWS_CONTIGUOUS = 16u;  // W stride 1, x stride 1, OW % 4 == 0: 4 consecutive m are 4 consecutive bytes
+// Read by the cooperative-matrix kernel alone, whose flags are a
+// specialization constant:
+const uint TAPS_Y_IN_RANGE = 32u;       // every tap's y lies in [0, H): no padding along y
+const uint TAPS_X_IN_RANGE = 64u;       // likewise along x
+const uint FILTER_K_CONTIGUOUS = 128u;  // a filter row's k are consecutive bytes
+const uint K_WHOLE_STEPS = 256u;        // Kg is a multiple of the kernel's K step (32)
+// The output's m (OW % 4 == 0, W stride 1, other strides multiples of 4):
+// 4 consecutive m from a multiple of 4 are 4 consecutive, 16-byte aligned
+// int32 (given an aligned base).
+const uint OUTPUT_M_QUADS = 512u;
+const uint K_TWO_STEPS = 1024u;  // Kg takes exactly two K steps of the kernel
+// How the host split the work where one invocation's loops would run too
+// long (runtime/convolution_integer.cpp, splitGemm), for both kernels
+// specialization constants (0 as always elsewhere): K_CHUNKED, the dispatch
+// takes a chunk of K (ConvParams.kBegin, kLength), one dispatch per chunk;
+// ACCUMULATE, it adds its sums to the output's values (a later chunk: 32-bit
+// two's complement, the total is the exact sum modulo 2^32 however K is
+// split); GRID_ROWS, its workgroups come in rows (groupIndex), for huge
+// tile counts.
+const uint ACCUMULATE = 2048u;
+const uint K_CHUNKED = 4096u;
+const uint GRID_ROWS = 8192u;
+const uint SPLIT_FLAGS = K_CHUNKED | ACCUMULATE | GRID_ROWS;
+
+// convolution_integer.comp: the tile shape.
+#define VKDML_CONVOLUTION_INTEGER_CONSTANTS(X)                                                \
+  X(WORKGROUP_SIZE, 0, workgroupX, 1) /* WG = (BM/TM) * (BN/TN) */                            \
+  X(BM, 1, uint, 128)                 /* tile rows (output pixels) */                         \
+  X(BN, 2, uint, 128)                 /* tile columns (output channels of the group) */       \
+  X(BK, 3, uint, 64)                  /* tile depth, a multiple of 16 */                      \
+  X(TM, 4, uint, 8)                   /* rows per invocation */                               \
+  X(TN, 5, uint, 8)                   /* columns per invocation */                            \
+  X(ROW, 6, uint, 20)                 /* words per shared tile row: BK/4 + padding (4 mod 8) */ \
+  X(SPLIT, 7, uint, 0)                /* the flags of SPLIT_FLAGS (the others are in ConvParams) */
+
+// The geometry and the flags that both cooperative-matrix kernels fold.
+#define VKDML_CONVOLUTION_GEOMETRY(X, first) \
+  X(KH, first, uint, 1)                      \
+  X(KW, first + 1, uint, 1)                  \
+  X(STRIDE_Y, first + 2, uint, 1)            \
+  X(STRIDE_X, first + 3, uint, 1)            \
+  X(DILATION_Y, first + 4, uint, 1)          \
+  X(DILATION_X, first + 5, uint, 1)          \
+  X(PAD_Y, first + 6, uint, 0)               \
+  X(PAD_X, first + 7, uint, 0)               \
+  X(FLAGS, first + 8, uint, 0) /* ConvParams.flags */
+
+// convolution_integer_coopmat.comp.
+#define VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS(X) \
+  X(WORKGROUP_SIZE, 0, workgroupX, 256)                \
+  VKDML_CONVOLUTION_GEOMETRY(X, 1)                     \
+  X(PACK_A, 10, bool, false) /* PACKED: A comes packed too, not only B */
+
+// convolution_integer_pack.comp.
+#define VKDML_CONVOLUTION_INTEGER_PACK_CONSTANTS(X) \
+  X(WORKGROUP_SIZE, 0, workgroupX, 1)               \
+  X(BM, 1, uint, 128)                               \
+  X(BN, 2, uint, 256)                               \
+  VKDML_CONVOLUTION_GEOMETRY(X, 3)                  \
+  X(OUTPUT_H, 12, uint, 1)                          \
+  X(OUTPUT_W, 13, uint, 1)                          \
+  X(INPUT_H, 14, uint, 1)                           \
+  X(INPUT_W, 15, uint, 1)                           \
+  X(KG, 16, uint, 1) /* groupK */                   \
+  X(M_TILES, 17, uint, 1)                           \
+  X(N_TILES, 18, uint, 1)
+
+// The cooperative-matrix kernel's tile: 8 warps of 32 lanes (WARPS_M along
+// m, WARPS_N along n), each COOPMAT_FM x FN fragments of 16x16, K steps of
+// COOPMAT_BK; BN = FN * 64 is the variant's (128 or 256).
+const uint COOPMAT_WARPS_M = 2u;
+const uint COOPMAT_WARPS_N = 4u;
+const uint COOPMAT_FM = 4u;  // so that BM * BK / 16 A quads = one per invocation
+const uint COOPMAT_WORKGROUP = 32u * COOPMAT_WARPS_M * COOPMAT_WARPS_N;
+const uint COOPMAT_SUBGROUP = 32u;  // the NV variants' warps are subgroups
+const uint COOPMAT_BM = COOPMAT_FM * 16u * COOPMAT_WARPS_M;
+const uint COOPMAT_BK = 32u;  // tile depth: one fragment K
+// uvec4 per shared row: 32 bytes + 16 of padding, 12 words (4 mod 8), so the
+// 16-byte row reads of a fragment load fall in distinct banks.
+const uint COOPMAT_ROW4 = COOPMAT_BK / 16u + 1u;
+// The epilogue's per-warp scratch: 32 m x 16 n int32 (2 fragments),
+// column-major, columns 40 words apart: the 16-byte stores' reads (8 lanes
+// per column, 4 columns) then fall in distinct banks.
+const uint COOPMAT_SCRATCH_COLUMN4 = 10u;
+const uint COOPMAT_SCRATCH4 = COOPMAT_WARPS_M * COOPMAT_WARPS_N * 16u * COOPMAT_SCRATCH_COLUMN4;
+// Shared memory for tiles BN wide: the uvec4 array `tiles` (two stages of
+// A and B rows, or the epilogue's scratch), then rowSums[BM], colSums[BN]
+// and colZeroPoints[BN].
+#define VKDML_COOPMAT_TILES4(BN) max(2u * (COOPMAT_BM + (BN)) * COOPMAT_ROW4, COOPMAT_SCRATCH4)
+#define VKDML_COOPMAT_SHARED_BYTES(BN) (16u * VKDML_COOPMAT_TILES4(BN) + 4u * (COOPMAT_BM + 2u * (BN)))
+
+#ifdef __cplusplus
+// Each kernel declares its own constants (GLSL); the host has them all.
+VKDML_SPECIALIZATION(ConvolutionIntegerConstants, VKDML_CONVOLUTION_INTEGER_CONSTANTS)
+VKDML_SPECIALIZATION(ConvolutionIntegerCoopmatConstants, VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS)
+VKDML_SPECIALIZATION(ConvolutionIntegerPackConstants, VKDML_CONVOLUTION_INTEGER_PACK_CONSTANTS)
+
+static_assert(sizeof(ConvParams) == 224, "std430 layout of ConvParams");
+static_assert(offsetof(ConvParams, packedAOffset) % 8 == 0 && offsetof(ConvParams, kLength) == 220,
+              "std430 offsets of ConvParams");
+static_assert(sizeof(PushConstants) == 16, "push constants: two device addresses");
+constexpr uint coopmatSharedBytes(uint bn) { return VKDML_COOPMAT_SHARED_BYTES(bn); }
+#endif
+
+VKDML_INTERFACE_END
+
+#endif

@@ -1,3 +1,0 @@
-/* The tests drive Vulkan directly (adopted devices, caller-owned command
-   buffers) through their own copy of volk. */
-#include <volk.c>

@@ -1,2 +1,0 @@
-/* vkdml-dispatch records its own timestamp queries and barriers. */
-#include <volk.c>
