@@ -4,6 +4,7 @@
 #   ./dev.sh test               build and run the whole test suite (ctest)
 #   ./dev.sh asan               the test suite under AddressSanitizer + UBSan
 #   ./dev.sh tsan               the thread tests under ThreadSanitizer
+#   ./dev.sh subgroups          the test suite on lavapipe with subgroups of 1, 4 and 16 lanes
 #   ./dev.sh fuzz [seconds]     the descriptor fuzzer on a copy of fuzz/corpus (default 3600 s),
 #                               then the model fuzzer (vkdml-dispatch's reader) a third as long
 #   ./dev.sh fuzz FILE...       run those inputs once through the descriptor fuzzer
@@ -86,6 +87,13 @@ case "$command" in
     cmake --preset asan >/dev/null
     cmake --build --preset asan -j "$JOBS"
     ctest --preset asan ;;
+  subgroups)
+    # lavapipe's subgroup is its vector width / 32 (8 lanes by default).
+    build
+    for width in 32 128 512; do
+      echo "== LP_NATIVE_VECTOR_WIDTH=$width: subgroups of $((width / 32)) lanes"
+      LP_NATIVE_VECTOR_WIDTH=$width ctest --preset default
+    done ;;
   tsan)
     cmake --preset tsan >/dev/null
     cmake --build --preset tsan -j "$JOBS"
@@ -98,5 +106,5 @@ case "$command" in
     fuzz_env "$FUZZER" --write-seeds fuzz/corpus ;;
   install) build; cmake --install build ${1:+--prefix "$1"} ;;
   clean) rm -rf build build-asan build-tsan build-fuzz ;;
-  *) sed -n '2,12p' "$0"; exit 2 ;;
+  *) sed -n '2,13p' "$0"; exit 2 ;;
 esac

@@ -209,6 +209,8 @@ Constants withGeometry(const ConvParams& p) {
 }
 
 // Why the device cannot run `path`, or empty.
+constexpr uint32_t kEmulatedMinSubgroup = 4;
+
 std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
   switch (path) {
     case ConvolutionPath::DotProduct:
@@ -225,6 +227,9 @@ std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
                       ")");
       if (path == ConvolutionPath::CooperativeMatrix && device.subgroupSize != shader::COOPMAT_SUBGROUP)
         return concat("32-lane subgroups (it has ", device.subgroupSize, ")");
+      // Tested with 4 to 32 lanes; lavapipe's LLVM crashes compiling it for one-lane subgroups.
+      if (device.subgroupSize < kEmulatedMinSubgroup)
+        return concat("subgroups of at least ", kEmulatedMinSubgroup, " lanes (it has ", device.subgroupSize, ")");
       if (!device.subgroupShuffleRelative) return "relative subgroup shuffles in compute shaders";
       return "";
     default:
