@@ -700,8 +700,8 @@ TEST_CASE("convolution_integer: paths: options, the environment variable, refusa
        info.cooperativeMatrixInt8 && info.integerDotProduct && info.subgroupSize == 32 &&
            info.maxComputeSharedMemorySize >= coopmatShared,
        "coopmat_nv"},
-      {vkdml::ConvolutionPath::CooperativeMatrixEmulated, info.maxComputeSharedMemorySize >= coopmatShared,
-       "coopmat_emulated"},
+      {vkdml::ConvolutionPath::CooperativeMatrixEmulated,
+       info.maxComputeSharedMemorySize >= coopmatShared && info.subgroupSize >= 4, "coopmat_emulated"},
   };
   for (const Expected& e : paths) {
     CAPTURE(vkdml::toString(e.path));
