@@ -2,6 +2,7 @@
 #include "interface/copy.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace vkdml {
@@ -214,6 +215,69 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
   d.groups = {grid.groups, 1, 1};
   d.params = bytesOf(header);
   for (const auto& s : segments) appendBytes(d.params, s);
+  return d;
+}
+
+namespace {
+// The transfer plan's limits: a region costs lavapipe a fixed overhead (a
+// command-list entry, a map of each buffer) on top of its memcpy, so runs
+// shorter than this average go to the kernel; and at most this many regions
+// (24 bytes each, built again at every record).
+constexpr uint64_t kMinTransferRunBytes = 64;
+constexpr uint64_t kMaxTransferRegions = uint64_t(1) << 16;
+
+bool kernelCopiesForced(const char* op) {
+  const char* env = std::getenv("VKDML_COPY_PATH");
+  if (!env || !*env || std::string(env) == "auto") return false;
+  if (std::string(env) == "kernel") return true;
+  throwInvalid(op, "VKDML_COPY_PATH", concat("must be auto or kernel, not \"", env, "\""));
+}
+}  // namespace
+
+std::optional<Dispatch> planTransfer(const char* op, const std::vector<CopyBox>& originals, uint32_t elementSize,
+                                     const DeviceInfo& device) {
+  if (device.type != VK_PHYSICAL_DEVICE_TYPE_CPU || kernelCopiesForced(op)) return std::nullopt;
+  std::vector<CopyBox> boxes;
+  uint64_t regions = 0, bytes = 0;
+  for (const CopyBox& original : originals) {
+    CopyBox box = original;
+    box.maskedDims = 0;  // copied whole: a transfer cannot read the mask
+    box = collapse(box);
+    const uint32_t last = box.rank - 1;
+    if (box.inputStrides[last] != 1 || box.outputStrides[last] != 1) return std::nullopt;
+    uint64_t rows = 1;
+    for (uint32_t d = 0; d < last; ++d) rows *= box.sizes[d];  // below 2^32: the elements are
+    regions += rows;
+    bytes += rows * box.sizes[last] * elementSize;
+    if (regions > kMaxTransferRegions) return std::nullopt;
+    boxes.push_back(box);
+  }
+  if (bytes < regions * kMinTransferRunBytes) return std::nullopt;
+  Dispatch d;
+  d.loopPasses = 0;  // no kernel, no loops
+  for (const CopyBox& box : boxes) {
+    Dispatch::Transfer& t = d.transfers.emplace_back();
+    t.sourceSlot = box.inputSlot;
+    t.destinationSlot = box.outputSlot;
+    const uint32_t last = box.rank - 1;
+    // The rows in row-major order, their offsets stepped like an odometer
+    // (modulo 2^64, like the kernel's: negative strides step back).
+    std::array<uint32_t, kMaxDims> at{};
+    uint64_t input = box.inputOffset, output = box.outputOffset;
+    for (;;) {
+      t.regions.push_back({input * elementSize, output * elementSize, uint64_t(box.sizes[last]) * elementSize});
+      uint32_t dim = last;  // dimensions dim.. have wrapped
+      while (dim > 0 && ++at[dim - 1] == box.sizes[dim - 1]) {
+        --dim;
+        at[dim] = 0;
+        input -= static_cast<uint64_t>(box.inputStrides[dim]) * (box.sizes[dim] - 1);
+        output -= static_cast<uint64_t>(box.outputStrides[dim]) * (box.sizes[dim] - 1);
+      }
+      if (dim == 0) break;  // every outer coordinate wrapped: that was the last row
+      input += static_cast<uint64_t>(box.inputStrides[dim - 1]);
+      output += static_cast<uint64_t>(box.outputStrides[dim - 1]);
+    }
+  }
   return d;
 }
 

@@ -43,5 +43,16 @@ CopyBox collapse(const CopyBox& box);
 Dispatch planCopy(const std::vector<CopyBox>& boxes, uint32_t elementSize, uint64_t largestFootprint,
                   uint32_t baseAlignment);
 
+// On a CPU device (lavapipe), where every box's rows are contiguous runs in
+// both tensors, long enough and few enough: one transfer dispatch
+// (Dispatch::transfers, one region per row) instead of the kernel. There a
+// kernel's loads and stores run one lane and one component at a time, far
+// below the driver's memcpy (bench/RESULTS.md, "lavapipe"). Masked boxes are
+// copied whole. Nothing otherwise, or where $VKDML_COPY_PATH is "kernel"
+// (the GPU plan on a CPU device: the tests run both); `op` names the
+// operator in the error for any other value but "auto".
+std::optional<Dispatch> planTransfer(const char* op, const std::vector<CopyBox>& boxes, uint32_t elementSize,
+                                     const DeviceInfo& device);
+
 }  // namespace detail
 }  // namespace vkdml

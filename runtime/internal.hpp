@@ -157,6 +157,16 @@ struct Dispatch {
   // planner's model of the kernel: compileOperator refuses a dispatch that
   // leaves it unmodeled or over the budget.
   uint64_t loopPasses = ~uint64_t(0);
+  // Non-empty: a transfer instead of a kernel (kernel, specialization,
+  // params and groups unused): one vkCmdCopyBuffer per entry, its regions'
+  // offsets relative to the slots' bound ranges. A CPU device copies
+  // contiguous runs this way far faster than through a kernel (copy.hpp).
+  struct Transfer {
+    uint32_t sourceSlot = 0;
+    uint32_t destinationSlot = 0;
+    std::vector<VkBufferCopy> regions;
+  };
+  std::vector<Transfer> transfers;
 };
 
 template <typename T>
@@ -201,7 +211,7 @@ struct OperatorPlan {
   // pair bound to exactly one range: the operator runs in place.
   std::optional<std::pair<uint32_t, uint32_t>> inPlace;
   // The dispatches that carry the operator out on this device, in order; a
-  // compute-to-compute barrier separates consecutive ones.
+  // barrier separates consecutive ones (compute or transfer, as each is).
   virtual std::vector<detail::Dispatch> plan(const DeviceInfo& device, const CompileOptions& options) const = 0;
 };
 

@@ -13,7 +13,8 @@ struct JoinPlan : OperatorPlan {
   uint32_t elementSize = 0;
   uint64_t largestFootprint = 0;
   uint32_t baseAlignment = 0;  // the smallest of the tensors' offset alignments
-  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions&) const override {
+    if (auto transfer = planTransfer(kOp, boxes, elementSize, device)) return {*transfer};
     return {planCopy(boxes, elementSize, largestFootprint, baseAlignment)};
   }
 };

@@ -376,8 +376,8 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
   }
   for (size_t i = 0; i < compiled->dispatches.size(); ++i) {
     const auto& d = compiled->dispatches[i];
-    compiled->pipelineOwners.push_back(impl_->pipeline(d.kernel, d.specialization));
-    compiled->pipelines.push_back(compiled->pipelineOwners.back()->handle);
+    compiled->pipelineOwners.push_back(d.transfers.empty() ? impl_->pipeline(d.kernel, d.specialization) : nullptr);
+    compiled->pipelines.push_back(d.transfers.empty() ? compiled->pipelineOwners.back()->handle : VK_NULL_HANDLE);
     compiled->paramsAddress.push_back(d.params.empty() ? 0 : compiled->params->address + offsets[i]);
   }
   return CompiledOperator(compiled);
@@ -393,7 +393,7 @@ std::vector<std::string> CompiledOperator::kernelNames() const try {
   if (!impl_) return {};
   std::vector<std::string> names;
   for (const auto& d : impl_->dispatches)
-    if (!d.initializer) names.push_back(detail::kernelName(d.kernel));
+    if (!d.initializer) names.push_back(d.transfers.empty() ? detail::kernelName(d.kernel) : "vkCmdCopyBuffer");
   return names;
 } catch (...) {
   detail::rethrowAsError("CompiledOperator", "kernelNames");
@@ -587,6 +587,18 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     first = true;
   }
+  // The stage of the last command recorded: the caller orders record()
+  // against its work as compute work, so a transfer first waits for compute
+  // writes, and a transfer last is made visible to compute.
+  VkPipelineStageFlags last = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+  auto writes = [](VkPipelineStageFlags stage) {
+    return stage == VK_PIPELINE_STAGE_TRANSFER_BIT ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_SHADER_WRITE_BIT;
+  };
+  auto accesses = [](VkPipelineStageFlags stage) {
+    return stage == VK_PIPELINE_STAGE_TRANSFER_BIT ? VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
+                                                   : VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  };
+  std::vector<VkBufferCopy> regions;
   for (size_t i = 0; i < impl_->dispatches.size(); ++i) {
     const auto& dispatch = impl_->dispatches[i];
     if (dispatch.initializer) continue;
@@ -594,15 +606,31 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
     if (dispatch.skipWhenSlotsAlias &&
         addresses[dispatch.skipWhenSlotsAlias->first] == addresses[dispatch.skipWhenSlotsAlias->second])
       continue;
-    if (!first)
-      detail::barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+    const VkPipelineStageFlags stage =
+        dispatch.transfers.empty() ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT;
+    if (!first || stage != last) detail::barrier(d, cmd, last, writes(last), stage, accesses(stage));
     first = false;
+    last = stage;
+    for (const auto& transfer : dispatch.transfers) {
+      const BoundRange& source = *t->slots[transfer.sourceSlot];
+      const BoundRange& destination = *t->slots[transfer.destinationSlot];
+      regions = transfer.regions;
+      for (VkBufferCopy& region : regions) {
+        region.srcOffset += source.offset;
+        region.dstOffset += destination.offset;
+      }
+      d.vk.vkCmdCopyBuffer(cmd, source.buffer->buffer, destination.buffer->buffer,
+                           static_cast<uint32_t>(regions.size()), regions.data());
+    }
+    if (!dispatch.transfers.empty()) continue;
     uint64_t push[2] = {impl_->paramsAddress[i], t->table->address};
     d.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, impl_->pipelines[i]);
     d.vk.vkCmdPushConstants(cmd, d.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
     d.vk.vkCmdDispatch(cmd, dispatch.groups[0], dispatch.groups[1], dispatch.groups[2]);
   }
+  if (last == VK_PIPELINE_STAGE_TRANSFER_BIT)
+    detail::barrier(d, cmd, last, writes(last), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                    accesses(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT));
 } catch (...) {
   detail::rethrowAsError("CompiledOperator", "record");
 }

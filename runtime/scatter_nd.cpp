@@ -83,7 +83,7 @@ struct ScatterNdPlan : OperatorPlan {
     return slice > 1 && slice * output.elementSize >= kMaskedSliceBytes ? targets : 0;
   }
 
-  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions&) const override {
     const uint32_t dc = input.rank;
     const uint32_t k = indices.sizes[dc - 1];
     const uint32_t sliceDims = inputDims - k;
@@ -92,14 +92,18 @@ struct ScatterNdPlan : OperatorPlan {
     // Slots: 0 input, 1 indices, 2 updates, 3 output, 4 the scratch (mask).
     // With a mask, three dispatches: mark each tuple's target, copy the
     // input but the marked slices, write the updates (clearing the marks).
-    const bool masked = maskBits() > 0;
+    // A transfer (CPU devices) copies the whole input: no mask.
     CopyBox box = boxOf(input, output, 0, 3);
+    std::optional<Dispatch> transfer = planTransfer(kOp, {box}, output.elementSize, device);
+    const bool masked = !transfer && maskBits() > 0;
     if (masked) {
       box.maskedDims = dc - inputDims + k;  // leading 1s, then the indexed dimensions
       box.maskSlot = 4;
     }
-    Dispatch copy = planCopy({box}, output.elementSize, std::max(input.footprintElements, output.footprintElements),
-                             std::min(input.offsetAlignment, output.offsetAlignment));
+    Dispatch copy =
+        transfer ? *transfer
+                 : planCopy({box}, output.elementSize, std::max(input.footprintElements, output.footprintElements),
+                            std::min(input.offsetAlignment, output.offsetAlignment));
     // In place the copy would copy each element onto itself: skip it.
     copy.skipWhenSlotsAlias = inPlace;
 

@@ -12,7 +12,8 @@ constexpr const char* kOp = "DML_SLICE1";
 struct Slice1Plan : OperatorPlan {
   CopyBox box;
   TensorInfo input, output;
-  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions&) const override {
+    if (auto transfer = planTransfer(kOp, {box}, output.elementSize, device)) return {*transfer};
     return {planCopy({box}, output.elementSize, std::max(input.footprintElements, output.footprintElements),
                      std::min(input.offsetAlignment, output.offsetAlignment))};
   }

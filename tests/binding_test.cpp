@@ -31,6 +31,7 @@ std::vector<uint8_t> download(const vkdml::Buffer& b, uint64_t offset, uint64_t 
 }  // namespace
 
 TEST_CASE("binding: binding properties: scratch of ScatterND, none for Join") {
+  test::KernelCopies kernelCopies;  // the mask in scratch
   vkdml::Device& d = test::device();
   auto join = test::smallJoin();
   const auto none = d.compileOperator(d.createOperator(join->desc)).bindingProperties();
@@ -44,6 +45,7 @@ TEST_CASE("binding: binding properties: scratch of ScatterND, none for Join") {
 }
 
 TEST_CASE("binding: a caller's temporary resource: garbage, rebinding, checks, lifetime") {
+  test::KernelCopies kernelCopies;  // the mask in scratch
   vkdml::Device& d = test::device();
   auto op = test::smallScatter();
   vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator(op->desc));

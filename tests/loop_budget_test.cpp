@@ -5,6 +5,8 @@
 // operators at the extremes DirectML allows, for this device and for a
 // device with every convolution path, and check each dispatch's model; the
 // operators' own tests run the split shapes that lavapipe can run quickly.
+// The "copy plan" cases check which data movement a CPU device (lavapipe)
+// does with transfer commands instead of the copy kernel, region by region.
 #include "../runtime/internal.hpp"
 
 #include "support.hpp"
@@ -235,5 +237,128 @@ TEST_CASE("loop_budget: data movement at the extremes") {
     Desc updates(U8, shape);
     DML_SCATTER_ND_OPERATOR_DESC scatter{&input.tensor, &indices.tensor, &updates.tensor, &output.tensor, 8, 2};
     for (const auto& device : devices) planWithinBudget({DML_OPERATOR_SCATTER_ND, &scatter}, device);
+  }
+}
+
+namespace {
+// A CPU device (lavapipe) with the H200-like limits: data movement whose
+// runs are long takes transfer commands there (runtime/copy.hpp, planTransfer).
+vkdml::DeviceInfo cpuDevice() {
+  vkdml::DeviceInfo info = fullDevice();
+  info.name = "CPU";
+  info.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  return info;
+}
+
+// Each transfer's slots and regions {source, destination, bytes}.
+using Regions = std::vector<std::array<uint64_t, 3>>;
+std::vector<std::pair<std::pair<uint32_t, uint32_t>, Regions>> transfersOf(const Dispatch& d) {
+  std::vector<std::pair<std::pair<uint32_t, uint32_t>, Regions>> out;
+  for (const auto& t : d.transfers) {
+    Regions regions;
+    for (const VkBufferCopy& r : t.regions) regions.push_back({r.srcOffset, r.dstOffset, r.size});
+    out.push_back({{t.sourceSlot, t.destinationSlot}, regions});
+  }
+  return out;
+}
+
+std::vector<Dispatch> planFor(const DML_OPERATOR_DESC& desc, const vkdml::DeviceInfo& device) {
+  return test::device().createOperator(desc).plan().plan(device, {});
+}
+
+struct Slice {
+  Desc input, output;
+  std::vector<UINT> offsets, sizes;
+  std::vector<INT> strides;
+  DML_SLICE1_OPERATOR_DESC slice{};
+  Slice(DML_TENSOR_DATA_TYPE type, std::vector<UINT> in, std::vector<UINT> out, std::vector<INT> st)
+      : input(type, in), output(type, out), offsets(in.size(), 0), sizes(std::move(in)), strides(std::move(st)) {
+    slice = {&input.tensor,  &output.tensor, static_cast<UINT>(sizes.size()),
+             offsets.data(), sizes.data(),   strides.data()};
+  }
+  DML_OPERATOR_DESC desc() const { return {DML_OPERATOR_SLICE1, &slice}; }
+};
+}  // namespace
+
+TEST_CASE("copy plan: a CPU device copies long contiguous runs with transfer commands, a GPU with the kernel") {
+  constexpr auto F32 = DML_TENSOR_DATA_TYPE_FLOAT32;
+  SUBCASE("Join along an outer axis: one region per row of each input") {
+    Desc a(F32, {2, 3, 8}), b(F32, {2, 3, 8}), c(F32, {2, 3, 8}), output(F32, {2, 9, 8});
+    const DML_TENSOR_DESC inputs[3] = {a.tensor, b.tensor, c.tensor};
+    DML_JOIN_OPERATOR_DESC join{3, inputs, &output.tensor, 1};
+    const auto cpu = planFor({DML_OPERATOR_JOIN, &join}, cpuDevice());
+    REQUIRE(cpu.size() == 1);
+    CHECK(cpu[0].loopPasses == 0);
+    const auto transfers = transfersOf(cpu[0]);
+    REQUIRE(transfers.size() == 3);
+    for (uint32_t k = 0; k < 3; ++k) {  // 96-byte rows; the output's rows are 288 bytes apart
+      CHECK(transfers[k].first == std::pair<uint32_t, uint32_t>{k, 3});
+      CHECK(transfers[k].second == Regions{{0, 96 * k, 96}, {96, 288 + 96 * k, 96}});
+    }
+    const auto gpu = planFor({DML_OPERATOR_JOIN, &join}, fullDevice());
+    REQUIRE(gpu.size() == 1);
+    CHECK(gpu[0].transfers.empty());
+  }
+  SUBCASE("Join along the last axis: 8-byte runs stay with the kernel") {
+    Desc a(F32, {64, 2}), b(F32, {64, 2}), output(F32, {64, 4});
+    const DML_TENSOR_DESC inputs[2] = {a.tensor, b.tensor};
+    DML_JOIN_OPERATOR_DESC join{2, inputs, &output.tensor, 1};
+    CHECK(planFor({DML_OPERATOR_JOIN, &join}, cpuDevice()).at(0).transfers.empty());
+  }
+  SUBCASE("Slice1 flipping an outer dimension: rows in reverse, one region each") {
+    Slice flip(F32, {3, 32}, {3, 32}, {-1, 1});
+    const auto cpu = planFor(flip.desc(), cpuDevice());
+    REQUIRE(cpu.size() == 1);
+    const auto transfers = transfersOf(cpu[0]);
+    REQUIRE(transfers.size() == 1);
+    CHECK(transfers[0].first == std::pair<uint32_t, uint32_t>{0, 1});
+    CHECK(transfers[0].second == Regions{{256, 0, 128}, {128, 128, 128}, {0, 256, 128}});
+    CHECK(planFor(flip.desc(), fullDevice()).at(0).transfers.empty());
+  }
+  SUBCASE("Slice1 flipping the innermost dimension or striding it: the kernel") {
+    Slice flip(F32, {3, 32}, {3, 32}, {1, -1});
+    CHECK(planFor(flip.desc(), cpuDevice()).at(0).transfers.empty());
+    Slice strided(F32, {3, 64}, {3, 32}, {1, 2});
+    CHECK(planFor(strided.desc(), cpuDevice()).at(0).transfers.empty());
+  }
+  SUBCASE("at most 65536 regions") {
+    Slice within(DML_TENSOR_DATA_TYPE_UINT8, {131072, 64}, {65536, 64}, {2, 1});
+    const auto planned = planFor(within.desc(), cpuDevice());
+    REQUIRE(planned.at(0).transfers.size() == 1);
+    CHECK(planned[0].transfers[0].regions.size() == 65536);
+    CHECK(planned[0].transfers[0].regions.back().srcOffset == 65535ull * 128);
+    Slice beyond(DML_TENSOR_DATA_TYPE_UINT8, {131074, 64}, {65537, 64}, {2, 1});
+    CHECK(planFor(beyond.desc(), cpuDevice()).at(0).transfers.empty());
+  }
+  SUBCASE("ScatterND: the input copied whole, no mask in scratch") {
+    Desc input(F32, {40, 24}), output(F32, {40, 24}), updates(F32, {12, 24});
+    Desc indices(DML_TENSOR_DATA_TYPE_INT64, {12, 1});
+    DML_SCATTER_ND_OPERATOR_DESC scatter{&input.tensor, &indices.tensor, &updates.tensor, &output.tensor, 2, 2};
+    const auto cpu = planFor({DML_OPERATOR_SCATTER_ND, &scatter}, cpuDevice());
+    REQUIRE(cpu.size() == 2);
+    CHECK(transfersOf(cpu[0]) == decltype(transfersOf(cpu[0])){{{0, 3}, Regions{{0, 0, 40 * 24 * 4}}}});
+    CHECK(cpu[0].skipWhenSlotsAlias == std::pair<uint32_t, uint32_t>{0, 3});  // in place: nothing to copy
+    CHECK(cpu[1].transfers.empty());
+    CHECK((cpu[0].scratchBytes == 0 && cpu[1].scratchBytes == 0));
+    const auto gpu = planFor({DML_OPERATOR_SCATTER_ND, &scatter}, fullDevice());
+    REQUIRE(gpu.size() == 3);  // mark, copy the rest, scatter
+    CHECK(gpu[1].scratchBytes > 0);
+  }
+  SUBCASE("$VKDML_COPY_PATH=kernel keeps the kernel; other values but auto are refused") {
+    Slice flip(F32, {3, 32}, {3, 32}, {-1, 1});
+    {
+      test::KernelCopies kernelCopies;
+      CHECK(planFor(flip.desc(), cpuDevice()).at(0).transfers.empty());
+    }
+    test::ScopedEnvironment automatic("VKDML_COPY_PATH", "auto");
+    CHECK(planFor(flip.desc(), cpuDevice()).at(0).transfers.size() == 1);
+    test::ScopedEnvironment wrong("VKDML_COPY_PATH", "transfers");
+    try {
+      planFor(flip.desc(), cpuDevice());
+      FAIL("no error");
+    } catch (const vkdml::Error& e) {
+      CHECK(e.field() == "VKDML_COPY_PATH");
+      CHECK(std::string(e.what()).find("\"transfers\"") != std::string::npos);
+    }
   }
 }

@@ -7,6 +7,8 @@
 // device lacks that path the runner exits with 77, which ctest reports as a
 // skip. --convolution-packing=0|b|ab sets $VKDML_CONVOLUTION_PACKING: which
 // operands the cooperative-matrix GEMM takes packed (none, the filter, both).
+// --copy-path=kernel sets $VKDML_COPY_PATH: data movement through the copy
+// kernel where a CPU device would take transfer commands.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <cstdio>
 #include <cstdlib>
@@ -25,10 +27,13 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) {
     const char* option = "--convolution-path=";
     const char* packing = "--convolution-packing=";
+    const char* copyPath = "--copy-path=";
     if (std::strncmp(argv[i], option, std::strlen(option)) == 0)
       setenv("VKDML_CONVOLUTION_PATH", argv[i] + std::strlen(option), 1);
     else if (std::strncmp(argv[i], packing, std::strlen(packing)) == 0)
       setenv("VKDML_CONVOLUTION_PACKING", argv[i] + std::strlen(packing), 1);
+    else if (std::strncmp(argv[i], copyPath, std::strlen(copyPath)) == 0)
+      setenv("VKDML_COPY_PATH", argv[i] + std::strlen(copyPath), 1);
     else
       args.push_back(argv[i]);
   }

@@ -368,6 +368,8 @@ TEST_CASE("scatter_nd: long slices: the copy skips those the updates overwrite")
   // the rest, write the updates); shorter ones two. Every type, packed and
   // strided, with targets written negative or past the end, and targets hit
   // twice (by equal slices, so that the result does not depend on order).
+  // Through the copy kernel (a CPU device's transfer copies every slice).
+  test::KernelCopies kernelCopies;
   std::mt19937_64 rng(64);
   for (auto type : test::allTypes())
     for (bool strided : {false, true})
@@ -414,6 +416,7 @@ TEST_CASE("scatter_nd: long slices: each execution starts from a clear mask") {
   // The same binding table runs twice with different targets, the output
   // overwritten with garbage in between: slices marked only the first time
   // must be copied the second time (the scatter clears its marks).
+  test::KernelCopies kernelCopies;
   std::mt19937_64 rng(65);
   const uint32_t rows = 40, width = 24;  // 96-byte slices
   Tensor input(DML_TENSOR_DATA_TYPE_FLOAT32, {rows, width});

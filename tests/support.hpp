@@ -8,9 +8,11 @@
 #include <vkdml/vkdml.hpp>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -66,6 +68,31 @@ std::vector<uint32_t> randomStrides(std::mt19937_64& rng, const std::vector<uint
 // absent optional input is a nullptr entry.
 // Empty when the device can run DML_CONVOLUTION_INTEGER through the path
 // $VKDML_CONVOLUTION_PATH names, else why not.
+// Sets an environment variable for its lifetime (the one before restored).
+struct ScopedEnvironment {
+  std::string name;
+  std::optional<std::string> previous;
+  ScopedEnvironment(std::string variable, const std::string& value) : name(std::move(variable)) {
+    if (const char* old = std::getenv(name.c_str())) previous = old;
+    setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnvironment() {
+    if (previous)
+      setenv(name.c_str(), previous->c_str(), 1);
+    else
+      unsetenv(name.c_str());
+  }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+};
+
+// Copies through the copy kernel even on a CPU device, which would take
+// transfer commands (runtime/copy.hpp, planTransfer): for the tests of what
+// only the kernel plan has (ScatterND's mask in binding-table scratch).
+struct KernelCopies : ScopedEnvironment {
+  KernelCopies() : ScopedEnvironment("VKDML_COPY_PATH", "kernel") {}
+};
+
 std::string convolutionPathUnsupported();
 
 void run(const DML_OPERATOR_DESC& desc, const std::vector<Tensor*>& inputs, const std::vector<Tensor*>& outputs);
