@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <optional>
 
 #include "allocation_failures.hpp"
 #include "small_operators.hpp"
@@ -571,21 +570,7 @@ TEST_CASE("device: pipeline cache data round trip, a stale blob is ignored, a ma
 }
 
 namespace {
-// Sets an environment variable for the scope.
-struct ScopedEnvironment {
-  std::string name;
-  std::optional<std::string> previous;
-  ScopedEnvironment(std::string variable, const std::string& value) : name(std::move(variable)) {
-    if (const char* old = std::getenv(name.c_str())) previous = old;
-    setenv(name.c_str(), value.c_str(), 1);
-  }
-  ~ScopedEnvironment() {
-    if (previous)
-      setenv(name.c_str(), previous->c_str(), 1);
-    else
-      unsetenv(name.c_str());
-  }
-};
+using test::ScopedEnvironment;
 
 void writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
