@@ -4,21 +4,31 @@
 // copy of the same bytes measured in the same run: the faster of
 // vkCmdCopyBuffer and a compute-shader copy (both are in the JSON).
 //
-//   vkdml_bench [--large] [--reps N] [--filter TEXT] [--exclude TEXT] [--path PATH] [--json FILE]
+//   vkdml_bench [--large] [--reps N] [--warmup N] [--filter TEXT] [--exclude TEXT] [--path PATH]
+//               [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]
+//
+// --path auto compiles convolutions with the default options. --list prints
+// the selected cases' names (the text --filter matches) without running
+// them. --churn-gib allocates, fills and frees that much device memory
+// before the cases (bench/memory.hpp), then waits --churn-wait-ms.
 #include <volk.h>
 
 #include <vkdml/vkdml.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cases.hpp"
 #include "coopmat_peak.h"
 #include "copy_limit.h"
+#include "memory.hpp"
 
 namespace {
 
@@ -27,10 +37,27 @@ struct Options {
   int reps = 10;
   int warmup = 3;
   std::string filter;
-  std::string path;     // convolutions through this path only (portable, dot, coopmat)
+  std::string path;     // convolutions through this path only (portable, dot, coopmat, auto)
   std::string exclude;  // leave out the cases whose "op name" contains this
   std::string json;
+  bool list = false;
+  double churnGib = 0;
+  int churnWaitMs = 0;
+  bool memoryInfo = false;
 };
+
+const char* const kUsage =
+    "usage: %s [--large] [--reps N] [--warmup N] [--filter TEXT] [--exclude TEXT] [--path PATH] [--json FILE]\n"
+    "       [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]\n";
+
+// Whether the options select the case: opt-in cases only where --filter
+// names them.
+bool selected(const Options& options, const bench::Case& c) {
+  const std::string opName = c.op + " " + c.name;
+  if (c.optIn && options.filter.empty()) return false;
+  if (!options.filter.empty() && opName.find(options.filter) == std::string::npos) return false;
+  return options.exclude.empty() || opName.find(options.exclude) == std::string::npos;
+}
 
 // Runs `record` warmup + reps times in one submission, each run bracketed by
 // timestamps and separated by a full barrier; returns the median in ns.
@@ -154,7 +181,8 @@ double coopmatPeak(vkdml::Device& device, class Timer& timer, const Options& opt
 }
 
 struct Result {
-  std::string op, name, shape, dtype, path, gemm, convolution;
+  std::string op, name, shape, dtype, path, gemm, convolution, network, kernels;
+  int count = 0;
   double bytes = 0;                                                          // read + written
   double ns = 0, copyNs = 0, transferNs = 0, computeNs = 0, operations = 0;  // copyNs: the faster copy
   double outputFillNs = 0;  // convolutions: vkCmdFillBuffer over the output, a floor for writing it
@@ -169,15 +197,21 @@ std::string jsonEscape(const std::string& s) {
   return out;
 }
 
-void writeJson(const std::string& path, const std::string& device, const std::vector<Result>& results) {
+void writeJson(const std::string& path, const std::string& device, const Options& options,
+               const std::vector<Result>& results) {
   std::ofstream out(path);
-  out << "{\n  \"device\": \"" << jsonEscape(device) << "\",\n  \"results\": [\n";
+  const char* allocation = std::getenv("VKDML_ALLOCATION");
+  out << "{\n  \"device\": \"" << jsonEscape(device) << "\",\n  \"allocation\": \""
+      << jsonEscape(allocation ? allocation : "") << "\",\n  \"churn_gib\": " << options.churnGib
+      << ",\n  \"churn_wait_ms\": " << options.churnWaitMs << ",\n  \"results\": [\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
     out << "    {\"operator\": \"" << r.op << "\", \"case\": \"" << jsonEscape(r.name) << "\", \"shape\": \"" << r.shape
         << "\", \"dtype\": \"" << r.dtype << "\", \"bytes\": " << r.bytes << ", \"median_ns\": " << r.ns;
     if (!r.path.empty()) out << ", \"path\": \"" << r.path << "\"";
     if (!r.gemm.empty()) out << ", \"gemm\": \"" << r.gemm << "\", \"convolution\": \"" << r.convolution << "\"";
+    if (!r.kernels.empty()) out << ", \"kernels\": \"" << r.kernels << "\"";
+    if (!r.network.empty()) out << ", \"network\": \"" << r.network << "\", \"count\": " << r.count;
     if (r.bytes)
       out << ", \"gbps\": " << r.bytes / r.ns << ", \"copy_gbps\": " << r.bytes / r.copyNs
           << ", \"ratio_to_copy\": " << r.copyNs / r.ns << ", \"copy_buffer_gbps\": " << r.bytes / r.transferNs
@@ -214,12 +248,30 @@ int main(int argc, char** argv) {
       options.exclude = next();
     else if (a == "--json")
       options.json = next();
+    else if (a == "--warmup")
+      options.warmup = std::max(0, std::stoi(next()));
+    else if (a == "--list")
+      options.list = true;
+    else if (a == "--churn-gib")
+      options.churnGib = std::max(0.0, std::stod(next()));
+    else if (a == "--churn-wait-ms")
+      options.churnWaitMs = std::max(0, std::stoi(next()));
+    else if (a == "--memory-info")
+      options.memoryInfo = true;
     else {
-      std::fprintf(stderr,
-                   "usage: %s [--large] [--reps N] [--filter TEXT] [--exclude TEXT] [--path PATH] [--json FILE]\n",
-                   argv[0]);
+      std::fprintf(a == "--help" ? stdout : stderr, kUsage, argv[0]);
       return a == "--help" ? 0 : 2;
     }
+  }
+  bench::Cases cases;
+  bench::addDataMovementCases(cases, options.large);
+  bench::addConvolutionCases(cases, options.large);
+  bench::addLatencyCases(cases);
+  bench::addResNet50Cases(cases, options.large);
+  if (options.list) {
+    for (auto& c : cases)
+      if (selected(options, *c)) std::printf("%s %s\n", c->op.c_str(), c->name.c_str());
+    return 0;
   }
   try {
     auto device = vkdml::Device::create();
@@ -230,11 +282,12 @@ int main(int argc, char** argv) {
     if (info.timestampPeriodNs == 0) throw std::runtime_error(info.name + " has no timestamp queries");
     std::printf("device: %s (%s sizes, median of %d runs after %d warm-up)\n", info.name.c_str(),
                 options.large ? "large" : "default", options.reps, options.warmup);
-
-    bench::Cases cases;
-    bench::addDataMovementCases(cases, options.large);
-    bench::addConvolutionCases(cases, options.large);
-    bench::addLatencyCases(cases);
+    if (options.memoryInfo) bench::printMemoryInfo(*device);
+    std::vector<vkdml::Buffer> keptByChurn;
+    if (options.churnGib > 0) {
+      keptByChurn = bench::churn(*device, options.churnGib);
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.churnWaitMs));
+    }
     Timer timer(*device);
     ComputeCopy computeCopy(*device);
     std::vector<Result> results;
@@ -276,6 +329,10 @@ int main(int argc, char** argv) {
       r.path = path;
       r.gemm = c.gemm;
       r.convolution = c.convolution;
+      r.network = c.network;
+      r.count = c.count;
+      if (c.op == "conv")
+        for (const std::string& k : compiled.kernelNames()) r.kernels += (r.kernels.empty() ? "" : "+") + k;
       r.bytes = static_cast<double>(c.bytesMoved);
       r.operations = c.operations;
       r.ns = timer.median([&](VkCommandBuffer cmd) { compiled.record(cmd, table); }, options.warmup, options.reps);
@@ -322,15 +379,15 @@ int main(int argc, char** argv) {
       results.push_back(r);
     }
     for (auto& c : cases) {
-      const std::string opName = c->op + " " + c->name;
-      if (!options.filter.empty() && opName.find(options.filter) == std::string::npos) continue;
-      if (!options.exclude.empty() && opName.find(options.exclude) != std::string::npos) continue;
+      if (!selected(options, *c)) continue;
       if (c->op != "conv") {
         runCase(*c, {}, "");
         continue;
       }
       for (vkdml::ConvolutionPath path : {vkdml::ConvolutionPath::Portable, vkdml::ConvolutionPath::DotProduct,
-                                          vkdml::ConvolutionPath::CooperativeMatrix}) {
+                                          vkdml::ConvolutionPath::CooperativeMatrix, vkdml::ConvolutionPath::Auto}) {
+        // Auto only where asked for: the forced paths already cover it.
+        if (options.path.empty() && path == vkdml::ConvolutionPath::Auto) continue;
         if (!options.path.empty() && options.path != vkdml::toString(path)) continue;
         try {
           runCase(*c, {path}, vkdml::toString(path));
@@ -339,7 +396,7 @@ int main(int argc, char** argv) {
         }
       }
     }
-    if (!options.json.empty()) writeJson(options.json, info.name, results);
+    if (!options.json.empty()) writeJson(options.json, info.name, options, results);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vkdml_bench: %s\n", e.what());
     return 1;
