@@ -7,7 +7,8 @@
 //   vkdml_bench [--large] [--reps N] [--warmup N] [--filter TEXT] [--exclude TEXT] [--path PATH]
 //               [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]
 //
-// --path auto compiles convolutions with the default options. --list prints
+// --path takes a comma-separated list of paths; auto (only where listed)
+// compiles convolutions with the default options. --list prints
 // the selected cases' names (the text --filter matches) without running
 // them. --churn-gib allocates, fills and frees that much device memory
 // before the cases (bench/memory.hpp), then waits --churn-wait-ms.
@@ -37,7 +38,7 @@ struct Options {
   int reps = 10;
   int warmup = 3;
   std::string filter;
-  std::string path;     // convolutions through this path only (portable, dot, coopmat, auto)
+  std::string path;     // convolutions through these paths only (portable,dot,coopmat,auto)
   std::string exclude;  // leave out the cases whose "op name" contains this
   std::string json;
   bool list = false;
@@ -388,7 +389,9 @@ int main(int argc, char** argv) {
                                           vkdml::ConvolutionPath::CooperativeMatrix, vkdml::ConvolutionPath::Auto}) {
         // Auto only where asked for: the forced paths already cover it.
         if (options.path.empty() && path == vkdml::ConvolutionPath::Auto) continue;
-        if (!options.path.empty() && options.path != vkdml::toString(path)) continue;
+        if (!options.path.empty() &&
+            ("," + options.path + ",").find(std::string(",") + vkdml::toString(path) + ",") == std::string::npos)
+          continue;
         try {
           runCase(*c, {path}, vkdml::toString(path));
         } catch (const vkdml::Error& e) {
