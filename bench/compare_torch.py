@@ -4,7 +4,7 @@ table: vkdml GB/s, PyTorch GB/s, copy GB/s, and the ratios.
 
     vkdml_bench --large --json vkdml.json
     python3 bench/compare_torch.py vkdml.json [--markdown] [--ort] [--png FILE]
-                                   [--history LABEL=FILE ...]
+                                   [--history LABEL=FILE ... [--history-only]]
 
 Bytes are vkdml's count for the case (read + written), so both columns use
 the same numerator. PyTorch is timed with CUDA events: median of 10 runs after
@@ -27,7 +27,7 @@ chart is left out with a message.
 
 --history LABEL=FILE (repeatable) adds a table of the same convolutions
 measured in other runs (e.g. in one process after --churn-gib): vkdml's time
-in each, against this file's.
+in each, against this file's. --history-only prints that table alone.
 
 Without PyTorch (or without a GPU for it) the PyTorch columns are left out.
 """
@@ -381,6 +381,9 @@ def main():
     for spec in option_values("--history"):
         label, _, file = spec.partition("=")
         history.append((label, json.load(open(file))))
+    if "--history-only" in sys.argv:
+        history_table(vk, history, markdown)
+        return 0
     torch_gbps = {}
     if have_torch():
         copy_bytes = 1 << 30

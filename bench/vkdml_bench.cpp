@@ -7,11 +7,13 @@
 //   vkdml_bench [--large] [--reps N] [--warmup N] [--filter TEXT] [--exclude TEXT] [--path PATH]
 //               [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]
 //
-// --path takes a comma-separated list of paths; auto (only where listed)
-// compiles convolutions with the default options. --list prints
-// the selected cases' names (the text --filter matches) without running
-// them. --churn-gib allocates, fills and frees that much device memory
-// before the cases (bench/memory.hpp), then waits --churn-wait-ms.
+// --filter TEXT selects the cases whose "op name" holds TEXT, or one of
+// its '|'-separated alternatives. --path takes a comma-separated list of
+// paths; auto (only where listed) compiles convolutions with the default
+// options. --list prints the selected cases' names (the text --filter
+// matches) without running them. --churn-gib allocates, fills and frees
+// that much device memory before the cases (bench/memory.hpp), then waits
+// --churn-wait-ms.
 #include <volk.h>
 
 #include <vkdml/vkdml.hpp>
@@ -51,12 +53,25 @@ const char* const kUsage =
     "usage: %s [--large] [--reps N] [--warmup N] [--filter TEXT] [--exclude TEXT] [--path PATH] [--json FILE]\n"
     "       [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]\n";
 
+// Whether one of the '|'-separated alternatives of `filter` is a substring
+// of `text` (reversed: `text` of one of them). An empty filter matches all.
+bool matches(const std::string& filter, const std::string& text, bool reversed = false) {
+  size_t start = 0;
+  do {
+    const size_t end = std::min(filter.find('|', start), filter.size());
+    const std::string part = filter.substr(start, end - start);
+    if ((reversed ? part.find(text) : text.find(part)) != std::string::npos) return true;
+    start = end + 1;
+  } while (start <= filter.size());
+  return false;
+}
+
 // Whether the options select the case: opt-in cases only where --filter
 // names them.
 bool selected(const Options& options, const bench::Case& c) {
   const std::string opName = c.op + " " + c.name;
   if (c.optIn && options.filter.empty()) return false;
-  if (!options.filter.empty() && opName.find(options.filter) == std::string::npos) return false;
+  if (!matches(options.filter, opName)) return false;
   return options.exclude.empty() || opName.find(options.exclude) == std::string::npos;
 }
 
@@ -368,7 +383,7 @@ int main(int argc, char** argv) {
       results.push_back(r);
     };
 
-    if (info.cooperativeMatrixInt8 && std::string("coopmat peak").find(options.filter) != std::string::npos) {
+    if (info.cooperativeMatrixInt8 && matches(options.filter, "coopmat peak", true)) {
       Result r;
       r.op = "coopmat";
       r.name = "peak: register-only int8 multiply-adds";
