@@ -394,6 +394,7 @@ int main(int argc, char** argv) {
                   r.dtype.c_str(), "-", r.ns / 1e3, r.operations / r.ns / 1e3);
       results.push_back(r);
     }
+    bool failed = false;
     for (auto& c : cases) {
       if (!selected(options, *c)) continue;
       if (c->op != "conv") {
@@ -410,11 +411,16 @@ int main(int argc, char** argv) {
         try {
           runCase(*c, {path}, vkdml::toString(path));
         } catch (const vkdml::Error& e) {
-          if (e.code() != vkdml::ErrorCode::Unsupported) throw;
+          if (e.code() == vkdml::ErrorCode::Unsupported) continue;
+          // The other cases still run and the JSON is still written: one
+          // shape's failure must not cost a long run's figures.
+          std::fprintf(stderr, "vkdml_bench: %s [%s]: %s\n", c->name.c_str(), vkdml::toString(path), e.what());
+          failed = true;
         }
       }
     }
     if (!options.json.empty()) writeJson(options.json, info.name, options, results);
+    if (failed) return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vkdml_bench: %s\n", e.what());
     return 1;
