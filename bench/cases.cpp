@@ -1,6 +1,7 @@
 #include "cases.hpp"
 
 #include <climits>
+#include <iterator>
 #include <sstream>
 
 namespace bench {
@@ -173,6 +174,56 @@ void addConvolutionCases(Cases& cases, bool large) {
     cases.push_back(convolution("3x3 64->64 pad 1", 1, 64, 64, 28, 3, 1, 1));
     cases.push_back(convolution("1x1 64->256", 1, 64, 256, 28, 1, 1, 0));
     cases.push_back(convolution("stem 7x7 stride 2", 1, 3, 64, 56, 7, 2, 3));
+  }
+}
+
+void addResNet50Cases(Cases& cases, bool large) {
+  struct Shape {
+    UINT c, oc, hw, k, stride;
+    std::string where;
+    int count;
+  };
+  std::vector<Shape> shapes;  // in network order, each shape once
+  auto add = [&](UINT c, UINT oc, UINT hw, UINT k, UINT stride, const std::string& where) {
+    for (Shape& s : shapes)
+      if (s.c == c && s.oc == oc && s.hw == hw && s.k == k && s.stride == stride) {
+        ++s.count;
+        return;
+      }
+    shapes.push_back({c, oc, hw, k, stride, where, 1});
+  };
+  const UINT input = large ? 224 : 56;
+  add(3, 64, input, 7, 2, "stem");
+  UINT hw = (input + 2 * 3 - 7) / 2 + 1;
+  hw = (hw + 2 * 1 - 3) / 2 + 1;  // the 3x3 stride-2 max pool
+  UINT channels = 64;
+  // Bottleneck stages: blocks, width; the output has 4x the width.
+  const struct { UINT blocks, width, stride; } stages[] = {{3, 64, 1}, {4, 128, 2}, {6, 256, 2}, {3, 512, 2}};
+  for (size_t s = 0; s < std::size(stages); ++s) {
+    const auto& stage = stages[s];
+    const std::string where = "layer" + std::to_string(s + 1);
+    for (UINT b = 0; b < stage.blocks; ++b) {
+      const UINT stride = b == 0 ? stage.stride : 1;
+      add(channels, stage.width, hw, 1, 1, where);
+      add(stage.width, stage.width, hw, 3, stride, where);
+      const UINT out = (hw + 2 - 3) / stride + 1;
+      add(stage.width, 4 * stage.width, out, 1, 1, where);
+      if (b == 0) add(channels, 4 * stage.width, hw, 1, stride, where + " down");
+      channels = 4 * stage.width;
+      hw = out;
+    }
+  }
+  for (UINT n : large ? std::vector<UINT>{32, 1} : std::vector<UINT>{1}) {
+    const std::string network = concat("resnet50 n", n);
+    for (const Shape& s : shapes) {
+      auto c = convolution(concat(network, " ", s.where, " ", s.k, "x", s.k, s.stride > 1 ? concat("/", s.stride) : "",
+                                  " ", s.c, "->", s.oc, " ", s.hw, "x", s.hw),
+                           n, s.c, s.oc, s.hw, s.k, s.stride, s.k / 2);
+      c->network = network;
+      c->count = s.count;
+      c->optIn = true;
+      cases.push_back(std::move(c));
+    }
   }
 }
 

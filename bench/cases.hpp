@@ -36,6 +36,9 @@ struct Case {
   double operations = 0;    // 2*M*N*K, for compute-bound cases
   std::string gemm;         // "MxNxK" of a convolution's implicit GEMM
   std::string convolution;  // "stride S pad P" of a convolution
+  std::string network;      // a network's layers: e.g. "resnet50 n32", with
+  int count = 0;            // how many of its convolutions have this shape
+  bool optIn = false;       // runs only where --filter names it
 
   TensorSpec& tensor(DML_TENSOR_DATA_TYPE type, std::vector<UINT> sizes, std::vector<UINT> strides = {});
   // Storage for the operator's own descriptor and arrays, kept with the case.
@@ -58,6 +61,9 @@ using Cases = std::vector<std::unique_ptr<Case>>;
 void addDataMovementCases(Cases& cases, bool large);
 void addConvolutionCases(Cases& cases, bool large);
 void addLatencyCases(Cases& cases);
+// Every distinct convolution of ResNet-50 (torchvision's v1.5: the stride on
+// the 3x3), batch 32 and 1 at 224x224 (large) or batch 1 at 56x56; opt-in.
+void addResNet50Cases(Cases& cases, bool large);
 
 std::string dims(const std::vector<UINT>& sizes);
 

@@ -3,7 +3,8 @@
 table: vkdml GB/s, PyTorch GB/s, copy GB/s, and the ratios.
 
     vkdml_bench --large --json vkdml.json
-    python3 bench/compare_torch.py vkdml.json [--markdown] [--ort]
+    python3 bench/compare_torch.py vkdml.json [--markdown] [--ort] [--png FILE]
+                                   [--history LABEL=FILE ... [--history-only]]
 
 Bytes are vkdml's count for the case (read + written), so both columns use
 the same numerator. PyTorch is timed with CUDA events: median of 10 runs after
@@ -14,12 +15,31 @@ torch._int_mm (cuBLASLt) on the same GEMM shape (M = N*OH*OW, N = OC,
 K = C*KH*KW; B column-major, its fast layout; no im2col, so it is the GEMM
 alone) and ONNX Runtime's CPU ConvInteger on the whole convolution, where the
 onnx package is there to build its model. Operations are 2*M*N*K throughout.
+
+A network's layers (vkdml_bench --filter resnet50) get a table per layer
+(vkdml through the path it ran, torch._int_mm on the same GEMM) and the
+network's totals: the sum of time x count over its layers on each side.
+
+--png FILE writes a bar chart (matplotlib), one group per case: vkdml,
+PyTorch and the limit (the copy for data movement, the cooperative-matrix
+peak for convolutions); default: next to the JSON. Without matplotlib the
+chart is left out with a message.
+
+--history LABEL=FILE (repeatable) adds a table of the same convolutions
+measured in other runs (e.g. in one process after --churn-gib): vkdml's time
+in each, against this file's. --history-only prints that table alone.
+
+Without PyTorch (or without a GPU for it) the PyTorch columns are left out.
 """
 import json
+import os
 import re
 import sys
 
-import torch
+try:
+    import torch
+except ImportError:
+    torch = None
 
 
 def median_ms(fn, warmup=3, reps=10):
@@ -79,13 +99,39 @@ def torch_case(result):
 
 def int_mm_tops(gemm):
     """torch._int_mm on M x K times K x N (B column-major). It needs K and N
-    multiples of 8: they are padded up (more work, counted as the original)."""
+    multiples of 8: they are padded up (more work, counted as the original).
+    None without PyTorch, or where _int_mm refuses the shape."""
+    if not have_torch():
+        return None
     m, n, k = dims(gemm)
     kp, np_ = (k + 7) // 8 * 8, (n + 7) // 8 * 8
-    a = torch.randint(-128, 128, (m, kp), dtype=torch.int8, device="cuda")
-    b = torch.randint(-128, 128, (np_, kp), dtype=torch.int8, device="cuda").t()  # column-major K x N
-    ms = median_ms(lambda: torch._int_mm(a, b))
+    try:
+        a = torch.randint(-128, 128, (m, kp), dtype=torch.int8, device="cuda")
+        b = torch.randint(-128, 128, (np_, kp), dtype=torch.int8, device="cuda").t()  # column-major K x N
+        ms = median_ms(lambda: torch._int_mm(a, b))
+    except RuntimeError as e:
+        print(f"torch._int_mm on {gemm}: {str(e).splitlines()[0]}", file=sys.stderr)
+        return None
+    finally:
+        torch.cuda.empty_cache()
     return 2 * m * n * k / ms / 1e9
+
+
+_int_mm_cache = {}
+
+
+def int_mm_tops_cached(gemm):
+    if gemm not in _int_mm_cache:
+        _int_mm_cache[gemm] = int_mm_tops(gemm)
+    return _int_mm_cache[gemm]
+
+
+def have_torch():
+    return torch is not None and torch.cuda.is_available()
+
+
+def fmt(value, spec, missing="-"):
+    return missing if value is None else format(value, spec)
 
 
 def ort_conv_tops(result):
@@ -138,7 +184,7 @@ def print_table(header, rows, markdown):
 
 
 def convolution_table(vk, markdown):
-    convs = [r for r in vk["results"] if r["operator"] == "conv"]
+    convs = [r for r in vk["results"] if r["operator"] == "conv" and "network" not in r]
     peak = next((r["tops"] for r in vk["results"] if r["operator"] == "coopmat"), None)
     if not convs:
         return
@@ -148,47 +194,232 @@ def convolution_table(vk, markdown):
     # same vkdml run, the time writing the output alone takes.
     header = ["case", "GEMM MxNxK", "path", "vkdml us", "vkdml TOPS", "torch._int_mm TOPS", "vkdml/_int_mm",
               "vkdml/peak", "output fill us", "ORT CPU TOPS"]
-    rows, done = [], {}
+    rows, ort = [], {}
     for r in convs:
-        if r["gemm"] not in done:
-            done[r["gemm"]] = (int_mm_tops(r["gemm"]), ort_conv_tops(r) if "--ort" in sys.argv else None)
-            torch.cuda.empty_cache()
-        mm, ort_tops = done[r["gemm"]]
+        mm = int_mm_tops_cached(r["gemm"])
+        if r["gemm"] not in ort:
+            ort[r["gemm"]] = ort_conv_tops(r) if "--ort" in sys.argv else None
+        ort_tops = ort[r["gemm"]]
         rows.append([r["case"], r["gemm"], r.get("path", ""), f"{r['median_ns'] / 1e3:.1f}", f"{r['tops']:.1f}",
-                     f"{mm:.0f}", f"{r['tops'] / mm:.2f}", f"{r['tops'] / peak:.2f}" if peak else "-",
+                     fmt(mm, ".0f"), fmt(mm and r["tops"] / mm, ".2f"), f"{r['tops'] / peak:.2f}" if peak else "-",
                      f"{r['output_fill_ns'] / 1e3:.1f}" if "output_fill_ns" in r else "-",
                      f"{ort_tops:.3f}" if ort_tops else "-"])
     print_table(header, rows, markdown)
 
 
+def kernel_label(r):
+    """The kernels a convolution ran, short: 'coopmat_nv_n256_i32' for
+    'convolution_integer_coopmat_nv_n256_i32', '+' between several."""
+    return "+".join(k.replace("convolution_integer_", "") for k in r.get("kernels", "").split("+") if k) or r.get(
+        "path", "")
+
+
+def network_tables(vk, markdown):
+    """Per network (e.g. "resnet50 n32"): one row per distinct convolution
+    and the network's totals, time x count summed."""
+    layers = [r for r in vk["results"] if r["operator"] == "conv" and "network" in r]
+    for network in dict.fromkeys(r["network"] for r in layers):
+        rows_in = [r for r in layers if r["network"] == network]
+        print()
+        print(f"{network}: {sum(r['count'] for r in rows_in)} convolutions, {len(rows_in)} distinct "
+              f"(UINT8 x INT8, zero points; vkdml path: {', '.join(sorted({r.get('path', '') for r in rows_in}))})")
+        header = ["layer", "count", "GEMM MxNxK", "vkdml kernels", "vkdml us", "vkdml TOPS", "_int_mm us",
+                  "_int_mm TOPS", "vkdml/_int_mm", "output fill us"]
+        rows = []
+        total_ops = total_vk = total_mm = 0.0
+        mm_complete = True
+        for r in rows_in:
+            m, n, k = dims(r["gemm"])
+            ops = 2.0 * m * n * k
+            mm = int_mm_tops_cached(r["gemm"])
+            mm_us = ops / mm / 1e6 if mm else None
+            total_ops += ops * r["count"]
+            total_vk += r["median_ns"] / 1e3 * r["count"]
+            if mm_us is None:
+                mm_complete = False
+            else:
+                total_mm += mm_us * r["count"]
+            rows.append([r["case"].removeprefix(network + " "), str(r["count"]), r["gemm"], kernel_label(r),
+                         f"{r['median_ns'] / 1e3:.1f}", f"{r['tops']:.1f}", fmt(mm_us, ".1f"), fmt(mm, ".0f"),
+                         fmt(mm and r["tops"] / mm, ".2f"),
+                         f"{r['output_fill_ns'] / 1e3:.1f}" if "output_fill_ns" in r else "-"])
+        mm_total = total_mm if mm_complete and total_mm else None
+        rows.append([f"**total** ({network})" if markdown else f"total ({network})",
+                     str(sum(r["count"] for r in rows_in)), f"{total_ops / 1e9:.1f} GOP", "",
+                     f"{total_vk:.1f}", f"{total_ops / total_vk / 1e6:.1f}", fmt(mm_total, ".1f"),
+                     fmt(mm_total and total_ops / mm_total / 1e6, ".0f"),
+                     fmt(mm_total and mm_total / total_vk, ".2f"), ""])
+        print_table(header, rows, markdown)
+
+
+def history_table(vk, others, markdown):
+    """The convolutions of `vk` next to the same cases (case and path) in
+    other runs: vkdml's time in each and its ratio to `vk`'s."""
+    convs = [r for r in vk["results"] if r["operator"] == "conv"]
+    if not convs or not others:
+        return
+    print()
+    print("Memory history: vkdml us in each run (ratio to the first run); " +
+          "; ".join(f"{label}: VKDML_ALLOCATION={o.get('allocation') or '(unset)'}, "
+                    f"churn {o.get('churn_gib', 0)} GiB, wait {o.get('churn_wait_ms', 0)} ms"
+                    for label, o in others))
+    header = ["case", "path", "first run us"] + [f"{label} us" for label, _ in others]
+    index = [{(r["case"], r.get("path", "")): r for r in o["results"] if r["operator"] == "conv"} for _, o in others]
+    rows = []
+    totals = {}  # network -> [first, each other] time x count, None where a case is missing
+    for r in convs:
+        key = (r["case"], r.get("path", ""))
+        row = [r["case"], r.get("path", ""), f"{r['median_ns'] / 1e3:.1f}"]
+        if "network" in r:
+            t = totals.setdefault(r["network"], [0.0] + [0.0] * len(others))
+            t[0] += r["median_ns"] / 1e3 * r["count"]
+        for i, other in enumerate(index):
+            o = other.get(key)
+            row.append(f"{o['median_ns'] / 1e3:.1f} ({o['median_ns'] / r['median_ns']:.2f})" if o else "-")
+            if "network" in r:
+                t = totals[r["network"]]
+                t[i + 1] = None if o is None or t[i + 1] is None else t[i + 1] + o["median_ns"] / 1e3 * r["count"]
+        rows.append(row)
+    for network, t in totals.items():
+        rows.append([f"total ({network}, time x count)", "", f"{t[0]:.1f}"] +
+                    [f"{v:.1f} ({v / t[0]:.2f})" if v is not None else "-" for v in t[1:]])
+    print_table(header, rows, markdown)
+
+
+def write_chart(vk, path, torch_gbps):
+    """One bar group per case: vkdml, PyTorch and the limit; a panel for
+    data movement (GB/s), one for the convolutions and one per network (TOPS,
+    log scale). Never fails the run: without matplotlib it says so."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        print(f"\nno matplotlib ({e}): chart left out")
+        return
+    try:
+        peak = next((r["tops"] for r in vk["results"] if r["operator"] == "coopmat"), None)
+        panels = []  # (title, unit, log, [(label, vkdml, pytorch, limit)], names of the three bars)
+        moves = [r for r in vk["results"] if r.get("bytes") and not r["case"].startswith("latency")]
+        if moves:
+            panels.append(("Data movement (latency cases left out)", "GB/s", False,
+                           [(r["case"], r["gbps"], torch_gbps.get(r["case"]), r["copy_gbps"]) for r in moves],
+                           ("vkdml", "PyTorch", "copy limit (same run)")))
+        convs = {}
+        for r in vk["results"]:
+            if r["operator"] != "conv":
+                continue
+            best = convs.get(r["case"])
+            # The default path where measured, else the fastest path.
+            if best is None or (r.get("path") == "auto") or (best.get("path") != "auto" and r["tops"] > best["tops"]):
+                convs[r["case"]] = r
+        bars = ("vkdml", "torch._int_mm (same GEMM)", "int8 coopmat peak (same run)")
+        plain = [r for r in convs.values() if "network" not in r]
+        if plain:
+            panels.append(("Convolutions (vkdml: default path, else fastest)", "TOPS", True,
+                           [(f"{r['case']} [{r.get('path', '')}]", r["tops"], int_mm_tops_cached(r["gemm"]), peak)
+                            for r in plain], bars))
+        layers = [r for r in convs.values() if "network" in r]
+        for network in dict.fromkeys(r["network"] for r in layers):
+            group = [r for r in layers if r["network"] == network]
+            items = [(f"{r['case'].removeprefix(network + ' ')} x{r['count']}", r["tops"],
+                      int_mm_tops_cached(r["gemm"]), peak) for r in group]
+            ops = sum(2.0 * eval_gemm(r["gemm"]) * r["count"] for r in group)
+            vk_us = sum(r["median_ns"] / 1e3 * r["count"] for r in group)
+            mm = [int_mm_tops_cached(r["gemm"]) for r in group]
+            mm_us = None if None in mm else sum(2.0 * eval_gemm(r["gemm"]) * r["count"] / t / 1e6
+                                                for r, t in zip(group, mm))
+            items.append(("TOTAL (time x count)", ops / vk_us / 1e6, mm_us and ops / mm_us / 1e6, peak))
+            panels.append((f"{network}: every distinct convolution (x count in the network)", "TOPS", True, items,
+                           bars))
+        if not panels:
+            print("\nnothing to chart")
+            return
+        widest = max(len(p[3]) for p in panels)
+        fig, axes = plt.subplots(len(panels), 1, figsize=(max(8.0, 0.5 * widest + 2), 4.8 * len(panels)),
+                                 squeeze=False)
+        for ax, (title, unit, log, items, names) in zip(axes[:, 0], panels):
+            x = range(len(items))
+            for j, (name, color) in enumerate(zip(names, ("tab:blue", "tab:orange", "tab:gray"))):
+                values = [item[1 + j] or 0 for item in items]
+                if any(values):
+                    ax.bar([i + (j - 1) * 0.27 for i in x], values, 0.27, label=name, color=color)
+            ax.set_xticks(list(x))
+            ax.set_xticklabels([item[0] for item in items], rotation=60, ha="right", fontsize=7)
+            ax.set_ylabel(unit)
+            if log:
+                ax.set_yscale("log")
+            ax.set_title(title, fontsize=10)
+            ax.legend(fontsize=8)
+            ax.grid(axis="y", alpha=0.3)
+        fig.suptitle(f"vkdml vs PyTorch on {vk['device']}", fontsize=11)
+        fig.tight_layout(rect=(0, 0, 1, 0.98))
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        print(f"\nchart: {path}")
+    except Exception as e:  # the chart is an extra: report, never fail the tables
+        print(f"\nchart left out: {type(e).__name__}: {e}")
+
+
+def eval_gemm(gemm):
+    m, n, k = dims(gemm)
+    return m * n * k
+
+
+def option_values(name):
+    return [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == name]
+
+
 def main():
-    if len(sys.argv) < 2:
+    if len(sys.argv) < 2 or sys.argv[1].startswith("--"):
         print(__doc__)
         return 2
     vk = json.load(open(sys.argv[1]))
     markdown = "--markdown" in sys.argv
-    copy_bytes = 1 << 30
-    a = torch.empty(copy_bytes // 4, device="cuda", dtype=torch.float32)
-    b = torch.empty_like(a)
-    torch_copy = 2 * copy_bytes / median_ms(lambda: b.copy_(a)) / 1e6
-    print(f"device: {vk['device']} / {torch.cuda.get_device_name()}; PyTorch {torch.__version__}; "
-          f"torch device copy of 1 GiB: {torch_copy:.0f} GB/s")
+    png = (option_values("--png") or [os.path.splitext(sys.argv[1])[0] + "_compare.png"])[-1]
+    history = []
+    for spec in option_values("--history"):
+        label, _, file = spec.partition("=")
+        history.append((label, json.load(open(file))))
+    if "--history-only" in sys.argv:
+        history_table(vk, history, markdown)
+        return 0
+    torch_gbps = {}
+    if have_torch():
+        copy_bytes = 1 << 30
+        a = torch.empty(copy_bytes // 4, device="cuda", dtype=torch.float32)
+        b = torch.empty_like(a)
+        torch_copy = 2 * copy_bytes / median_ms(lambda: b.copy_(a)) / 1e6
+        del a, b
+        torch.cuda.empty_cache()
+        print(f"device: {vk['device']} / {torch.cuda.get_device_name()}; PyTorch {torch.__version__}; "
+              f"torch device copy of 1 GiB: {torch_copy:.0f} GB/s")
+    else:
+        print(f"device: {vk['device']}; no PyTorch with CUDA here ({'no torch module' if torch is None else 'no GPU'}):"
+              " PyTorch columns left out")
     header = ["operator", "case", "shape", "MB", "vkdml us", "vkdml GB/s", "PyTorch us", "PyTorch GB/s",
               "copy GB/s", "vkdml/PyTorch", "vkdml/copy"]
     rows = []
     for r in vk["results"]:
         if not r.get("bytes"):
             continue
-        work = torch_case(r)
-        torch_ms = median_ms(work) if work else float("nan")
-        torch_gbps = r["bytes"] / torch_ms / 1e6 if work else float("nan")
+        work = torch_case(r) if have_torch() else None
+        torch_ms = median_ms(work) if work else None
+        if torch_ms:
+            torch_gbps[r["case"]] = r["bytes"] / torch_ms / 1e6
+        tg = torch_gbps.get(r["case"])
         rows.append([r["operator"], r["case"], r["shape"], f"{r['bytes'] / 1e6:.1f}", f"{r['median_ns'] / 1e3:.1f}",
-                     f"{r['gbps']:.0f}", f"{torch_ms * 1e3:.1f}", f"{torch_gbps:.0f}", f"{r['copy_gbps']:.0f}",
-                     f"{r['gbps'] / torch_gbps:.2f}", f"{r['ratio_to_copy']:.2f}"])
+                     f"{r['gbps']:.0f}", fmt(torch_ms and torch_ms * 1e3, ".1f"), fmt(tg, ".0f"),
+                     f"{r['copy_gbps']:.0f}", fmt(tg and r["gbps"] / tg, ".2f"), f"{r['ratio_to_copy']:.2f}"])
         del work
-        torch.cuda.empty_cache()
-    print_table(header, rows, markdown)
+        if have_torch():
+            torch.cuda.empty_cache()
+    if rows:
+        print_table(header, rows, markdown)
     convolution_table(vk, markdown)
+    network_tables(vk, markdown)
+    history_table(vk, history, markdown)
+    write_chart(vk, png, torch_gbps)
     return 0
 
 

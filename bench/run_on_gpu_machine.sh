@@ -7,15 +7,23 @@
 # through each path, forced: TESTS=paths runs only the latter, TESTS=none
 # neither. BENCH_FILTER=TEXT runs only the benchmark cases whose name
 # contains TEXT. SKIP_COMPARE=1 leaves out bench/compare_torch.py.
-for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export XDG_RUNTIME_DIR=/tmp
+# MODE=issue18 runs, after the tests, issue 18's benchmarks instead (below).
+# $OUT/timings.txt says when each part ended (seconds from the start).
+T0=$(date +%s)
+stamp() { echo "[$(($(date +%s) - T0)) s] $*" | tee -a $OUT/timings.txt; }
+if ls .gl/*.deb > /dev/null 2>&1; then for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; fi
+export XDG_RUNTIME_DIR=/tmp
 export LD_LIBRARY_PATH=$PWD/.gpu:$PWD/.gpu/layers VK_LAYER_PATH=$PWD/.gpu/layers VKDML_CONFORMANCE_DIR=$PWD/.gpu/conformance
 ls /usr/local/nvidia/share/vulkan/icd.d/ /etc/vulkan/icd.d /usr/share/vulkan/icd.d 2>&1 | head
-if ! vulkaninfo --summary > $OUT/vulkaninfo.txt 2>&1; then
+if ! command -v vulkaninfo > /dev/null; then
+  echo "no vulkaninfo"
+elif ! vulkaninfo --summary > $OUT/vulkaninfo.txt 2>&1; then
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
   vulkaninfo --summary > $OUT/vulkaninfo.txt 2>&1 || { head -5 $OUT/vulkaninfo.txt; exit 1; }
 fi
-grep -E "deviceName|driverVersion|apiVersion" $OUT/vulkaninfo.txt | head -6
-export VKDML_DEVICE=NVIDIA
+grep -E "deviceName|driverVersion|apiVersion" $OUT/vulkaninfo.txt 2>/dev/null | head -6
+export VKDML_DEVICE=${VKDML_DEVICE:-NVIDIA}
+stamp "setup"
 if [ "$TESTS" != none ]; then
   if [ "$TESTS" != paths ]; then
     .gpu/vkdml_tests "$@" > $OUT/tests.txt 2>&1; echo "tests exit $?"; tail -4 $OUT/tests.txt
@@ -28,7 +36,13 @@ if [ "$TESTS" != none ]; then
       > $OUT/tests-$name.txt 2>&1
     echo "tests through $name: exit $?"; tail -3 $OUT/tests-$name.txt; grep -E "ERROR|validation" $OUT/tests-$name.txt | head -10
   done
+  stamp "tests"
 fi
+# Merges the "results" of JSON files into the last one named.
+merge() {
+  python3 -c "import json, sys; a = json.load(open(sys.argv[1])); [a['results'].extend(json.load(open(f))['results']) for f in sys.argv[2:-1]]; json.dump(a, open(sys.argv[-1], 'w'), indent=1)" "$@"
+}
+[ "$MODE" = issue18 ] && { source bench/issue18.sh; exit 0; }
 # Each convolution runs in a process of its own: after other cases in the
 # same process (the data-movement cases' GiB-sized buffers, or the other
 # convolutions), the sub-millisecond ones measured 1.5 to 4.5 times slower
@@ -43,9 +57,10 @@ else
     .gpu/vkdml_bench --large --filter "conv $c" --json $json 2>&1 | grep "^conv" | tee -a $OUT/bench$RUN.txt
     parts="$parts $json"
   done
-  python3 -c "import json, sys; a = json.load(open(sys.argv[1])); [a['results'].extend(json.load(open(f))['results']) for f in sys.argv[2:-1]]; json.dump(a, open(sys.argv[-1], 'w'), indent=1)" \
-    $parts $OUT/bench$RUN.json
+  merge $parts $OUT/bench$RUN.json
 fi
+stamp "benchmarks"
 [ -z "$SKIP_COMPARE" ] || exit 0
 python3 -c "import onnx" 2>/dev/null && ORT=--ort || echo "no onnx package: ONNX Runtime column left out"
 python3 bench/compare_torch.py $OUT/bench$RUN.json --markdown $ORT 2>&1 | tee $OUT/compare.md
+stamp "compare_torch.py"

@@ -4,21 +4,34 @@
 // copy of the same bytes measured in the same run: the faster of
 // vkCmdCopyBuffer and a compute-shader copy (both are in the JSON).
 //
-//   vkdml_bench [--large] [--reps N] [--filter TEXT] [--exclude TEXT] [--path PATH] [--json FILE]
+//   vkdml_bench [--large] [--reps N] [--warmup N] [--filter TEXT] [--exclude TEXT] [--path PATH]
+//               [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]
+//
+// --filter TEXT selects the cases whose "op name" holds TEXT, or one of
+// its '|'-separated alternatives. --path takes a comma-separated list of
+// paths; auto (only where listed) compiles convolutions with the default
+// options. --list prints the selected cases' names (the text --filter
+// matches) without running them. --churn-gib allocates, fills and frees
+// that much device memory before the cases (bench/memory.hpp), then waits
+// --churn-wait-ms.
 #include <volk.h>
 
 #include <vkdml/vkdml.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cases.hpp"
 #include "coopmat_peak.h"
 #include "copy_limit.h"
+#include "memory.hpp"
 
 namespace {
 
@@ -27,10 +40,40 @@ struct Options {
   int reps = 10;
   int warmup = 3;
   std::string filter;
-  std::string path;     // convolutions through this path only (portable, dot, coopmat)
+  std::string path;     // convolutions through these paths only (portable,dot,coopmat,auto)
   std::string exclude;  // leave out the cases whose "op name" contains this
   std::string json;
+  bool list = false;
+  double churnGib = 0;
+  int churnWaitMs = 0;
+  bool memoryInfo = false;
 };
+
+const char* const kUsage =
+    "usage: %s [--large] [--reps N] [--warmup N] [--filter TEXT] [--exclude TEXT] [--path PATH] [--json FILE]\n"
+    "       [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]\n";
+
+// Whether one of the '|'-separated alternatives of `filter` is a substring
+// of `text` (reversed: `text` of one of them). An empty filter matches all.
+bool matches(const std::string& filter, const std::string& text, bool reversed = false) {
+  size_t start = 0;
+  do {
+    const size_t end = std::min(filter.find('|', start), filter.size());
+    const std::string part = filter.substr(start, end - start);
+    if ((reversed ? part.find(text) : text.find(part)) != std::string::npos) return true;
+    start = end + 1;
+  } while (start <= filter.size());
+  return false;
+}
+
+// Whether the options select the case: opt-in cases only where --filter
+// names them.
+bool selected(const Options& options, const bench::Case& c) {
+  const std::string opName = c.op + " " + c.name;
+  if (c.optIn && options.filter.empty()) return false;
+  if (!matches(options.filter, opName)) return false;
+  return options.exclude.empty() || opName.find(options.exclude) == std::string::npos;
+}
 
 // Runs `record` warmup + reps times in one submission, each run bracketed by
 // timestamps and separated by a full barrier; returns the median in ns.
@@ -154,7 +197,8 @@ double coopmatPeak(vkdml::Device& device, class Timer& timer, const Options& opt
 }
 
 struct Result {
-  std::string op, name, shape, dtype, path, gemm, convolution;
+  std::string op, name, shape, dtype, path, gemm, convolution, network, kernels;
+  int count = 0;
   double bytes = 0;                                                          // read + written
   double ns = 0, copyNs = 0, transferNs = 0, computeNs = 0, operations = 0;  // copyNs: the faster copy
   double outputFillNs = 0;  // convolutions: vkCmdFillBuffer over the output, a floor for writing it
@@ -169,15 +213,21 @@ std::string jsonEscape(const std::string& s) {
   return out;
 }
 
-void writeJson(const std::string& path, const std::string& device, const std::vector<Result>& results) {
+void writeJson(const std::string& path, const std::string& device, const Options& options,
+               const std::vector<Result>& results) {
   std::ofstream out(path);
-  out << "{\n  \"device\": \"" << jsonEscape(device) << "\",\n  \"results\": [\n";
+  const char* allocation = std::getenv("VKDML_ALLOCATION");
+  out << "{\n  \"device\": \"" << jsonEscape(device) << "\",\n  \"allocation\": \""
+      << jsonEscape(allocation ? allocation : "") << "\",\n  \"churn_gib\": " << options.churnGib
+      << ",\n  \"churn_wait_ms\": " << options.churnWaitMs << ",\n  \"results\": [\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
     out << "    {\"operator\": \"" << r.op << "\", \"case\": \"" << jsonEscape(r.name) << "\", \"shape\": \"" << r.shape
         << "\", \"dtype\": \"" << r.dtype << "\", \"bytes\": " << r.bytes << ", \"median_ns\": " << r.ns;
     if (!r.path.empty()) out << ", \"path\": \"" << r.path << "\"";
     if (!r.gemm.empty()) out << ", \"gemm\": \"" << r.gemm << "\", \"convolution\": \"" << r.convolution << "\"";
+    if (!r.kernels.empty()) out << ", \"kernels\": \"" << r.kernels << "\"";
+    if (!r.network.empty()) out << ", \"network\": \"" << r.network << "\", \"count\": " << r.count;
     if (r.bytes)
       out << ", \"gbps\": " << r.bytes / r.ns << ", \"copy_gbps\": " << r.bytes / r.copyNs
           << ", \"ratio_to_copy\": " << r.copyNs / r.ns << ", \"copy_buffer_gbps\": " << r.bytes / r.transferNs
@@ -214,12 +264,30 @@ int main(int argc, char** argv) {
       options.exclude = next();
     else if (a == "--json")
       options.json = next();
+    else if (a == "--warmup")
+      options.warmup = std::max(0, std::stoi(next()));
+    else if (a == "--list")
+      options.list = true;
+    else if (a == "--churn-gib")
+      options.churnGib = std::max(0.0, std::stod(next()));
+    else if (a == "--churn-wait-ms")
+      options.churnWaitMs = std::max(0, std::stoi(next()));
+    else if (a == "--memory-info")
+      options.memoryInfo = true;
     else {
-      std::fprintf(stderr,
-                   "usage: %s [--large] [--reps N] [--filter TEXT] [--exclude TEXT] [--path PATH] [--json FILE]\n",
-                   argv[0]);
+      std::fprintf(a == "--help" ? stdout : stderr, kUsage, argv[0]);
       return a == "--help" ? 0 : 2;
     }
+  }
+  bench::Cases cases;
+  bench::addDataMovementCases(cases, options.large);
+  bench::addConvolutionCases(cases, options.large);
+  bench::addLatencyCases(cases);
+  bench::addResNet50Cases(cases, options.large);
+  if (options.list) {
+    for (auto& c : cases)
+      if (selected(options, *c)) std::printf("%s %s\n", c->op.c_str(), c->name.c_str());
+    return 0;
   }
   try {
     auto device = vkdml::Device::create();
@@ -230,11 +298,12 @@ int main(int argc, char** argv) {
     if (info.timestampPeriodNs == 0) throw std::runtime_error(info.name + " has no timestamp queries");
     std::printf("device: %s (%s sizes, median of %d runs after %d warm-up)\n", info.name.c_str(),
                 options.large ? "large" : "default", options.reps, options.warmup);
-
-    bench::Cases cases;
-    bench::addDataMovementCases(cases, options.large);
-    bench::addConvolutionCases(cases, options.large);
-    bench::addLatencyCases(cases);
+    if (options.memoryInfo) bench::printMemoryInfo(*device);
+    std::vector<vkdml::Buffer> keptByChurn;
+    if (options.churnGib > 0) {
+      keptByChurn = bench::churn(*device, options.churnGib);
+      std::this_thread::sleep_for(std::chrono::milliseconds(options.churnWaitMs));
+    }
     Timer timer(*device);
     ComputeCopy computeCopy(*device);
     std::vector<Result> results;
@@ -276,6 +345,10 @@ int main(int argc, char** argv) {
       r.path = path;
       r.gemm = c.gemm;
       r.convolution = c.convolution;
+      r.network = c.network;
+      r.count = c.count;
+      if (c.op == "conv")
+        for (const std::string& k : compiled.kernelNames()) r.kernels += (r.kernels.empty() ? "" : "+") + k;
       r.bytes = static_cast<double>(c.bytesMoved);
       r.operations = c.operations;
       r.ns = timer.median([&](VkCommandBuffer cmd) { compiled.record(cmd, table); }, options.warmup, options.reps);
@@ -300,7 +373,10 @@ int main(int argc, char** argv) {
         // What writing the output alone takes: the floor for a convolution
         // whose int32 output outweighs its inputs and its multiplies.
         r.outputFillNs = timer.median(
-            [&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, outputs.at(0).handle(), 0, VK_WHOLE_SIZE, 0); },
+            [&](VkCommandBuffer cmd) {
+              // The tensor's bytes, not VK_WHOLE_SIZE: VKDML_ALLOCATION=align2m makes the VkBuffer larger.
+              vkCmdFillBuffer(cmd, outputs.at(0).handle(), 0, outputs.at(0).size() & ~uint64_t(3), 0);
+            },
             options.warmup, options.reps);
         std::printf("%-8s %-38s %-22s %-8s %10s %11.1f %9.3f TOPS  (output fill %.1f us)\n", r.op.c_str(),
                     (r.name + " [" + path + "]").c_str(), r.shape.c_str(), r.dtype.c_str(), "-", r.ns / 1e3,
@@ -310,7 +386,7 @@ int main(int argc, char** argv) {
       results.push_back(r);
     };
 
-    if (info.cooperativeMatrixInt8 && std::string("coopmat peak").find(options.filter) != std::string::npos) {
+    if (info.cooperativeMatrixInt8 && matches(options.filter, "coopmat peak", true)) {
       Result r;
       r.op = "coopmat";
       r.name = "peak: register-only int8 multiply-adds";
@@ -321,25 +397,33 @@ int main(int argc, char** argv) {
                   r.dtype.c_str(), "-", r.ns / 1e3, r.operations / r.ns / 1e3);
       results.push_back(r);
     }
+    bool failed = false;
     for (auto& c : cases) {
-      const std::string opName = c->op + " " + c->name;
-      if (!options.filter.empty() && opName.find(options.filter) == std::string::npos) continue;
-      if (!options.exclude.empty() && opName.find(options.exclude) != std::string::npos) continue;
+      if (!selected(options, *c)) continue;
       if (c->op != "conv") {
         runCase(*c, {}, "");
         continue;
       }
       for (vkdml::ConvolutionPath path : {vkdml::ConvolutionPath::Portable, vkdml::ConvolutionPath::DotProduct,
-                                          vkdml::ConvolutionPath::CooperativeMatrix}) {
-        if (!options.path.empty() && options.path != vkdml::toString(path)) continue;
+                                          vkdml::ConvolutionPath::CooperativeMatrix, vkdml::ConvolutionPath::Auto}) {
+        // Auto only where asked for: the forced paths already cover it.
+        if (options.path.empty() && path == vkdml::ConvolutionPath::Auto) continue;
+        if (!options.path.empty() &&
+            ("," + options.path + ",").find(std::string(",") + vkdml::toString(path) + ",") == std::string::npos)
+          continue;
         try {
           runCase(*c, {path}, vkdml::toString(path));
         } catch (const vkdml::Error& e) {
-          if (e.code() != vkdml::ErrorCode::Unsupported) throw;
+          if (e.code() == vkdml::ErrorCode::Unsupported) continue;
+          // The other cases still run and the JSON is still written: one
+          // shape's failure must not cost a long run's figures.
+          std::fprintf(stderr, "vkdml_bench: %s [%s]: %s\n", c->name.c_str(), vkdml::toString(path), e.what());
+          failed = true;
         }
       }
     }
-    if (!options.json.empty()) writeJson(options.json, info.name, results);
+    if (!options.json.empty()) writeJson(options.json, info.name, options, results);
+    if (failed) return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vkdml_bench: %s\n", e.what());
     return 1;

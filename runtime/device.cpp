@@ -656,6 +656,36 @@ namespace {
 bool outOfMemory(VkResult r) {
   return r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY;
 }
+
+// $VKDML_ALLOCATION, a comma-separated list, off by default: experiments on
+// how device-local memory is placed, for a long-lived process that gets
+// slower after large allocations and frees (bench/RESULTS.md). "align2m"
+// rounds the buffers of 4 MiB and more up to a multiple of 2 MiB, the GPU's
+// large page; "dedicated" makes each buffer's memory a dedicated allocation.
+struct AllocationExperiments {
+  bool align2m = false;
+  bool dedicated = false;
+};
+
+AllocationExperiments allocationExperiments() {
+  AllocationExperiments e;
+  const char* env = std::getenv("VKDML_ALLOCATION");
+  std::string list = env ? env : "";
+  for (size_t start = 0; start < list.size();) {
+    size_t end = std::min(list.find(',', start), list.size());
+    const std::string word = list.substr(start, end - start);
+    if (word == "align2m")
+      e.align2m = true;
+    else if (word == "dedicated")
+      e.dedicated = true;
+    else if (!word.empty())
+      throw Error(
+          ErrorCode::InvalidArgument, "Buffer", "VKDML_ALLOCATION",
+          detail::concat("Buffer: VKDML_ALLOCATION: each item must be align2m or dedicated, not \"", word, "\""));
+    start = end + 1;
+  }
+  return e;
+}
 }  // namespace
 
 std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& device, uint64_t bytes, bool hostVisible) {
@@ -671,10 +701,17 @@ std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& devi
     largestHeap = std::max<uint64_t>(largestHeap, d.memory.memoryHeaps[i].size);
   if (bytes > largestHeap)
     throwOutOfMemory(bytes, detail::concat("the device's largest memory heap holds ", largestHeap));
+  const AllocationExperiments experiments = hostVisible ? AllocationExperiments{} : allocationExperiments();
   auto b = std::make_shared<Buffer::Impl>();
-  b->size = bytes;
+  b->size = bytes;  // what the caller may bind; the VkBuffer may be larger
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = bytes;
+  constexpr uint64_t kLargePage = uint64_t(2) << 20;
+  if (experiments.align2m && bytes >= 2 * kLargePage) {
+    // bytes is at most the largest heap's size here, so this cannot wrap.
+    const uint64_t rounded = (bytes + kLargePage - 1) / kLargePage * kLargePage;
+    if (!d.info.maxBufferSize || rounded <= d.info.maxBufferSize) info.size = rounded;
+  }
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
@@ -686,9 +723,12 @@ std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& devi
   d.vk.vkGetBufferMemoryRequirements(d.device, b->buffer, &req);
   VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
   flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+  VkMemoryDedicatedAllocateInfo dedicated{VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO};
+  dedicated.buffer = b->buffer;
+  if (experiments.dedicated) flags.pNext = &dedicated;
   VkMemoryAllocateInfo allocate{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   allocate.pNext = &flags;
-  allocate.allocationSize = req.size;
+  allocate.allocationSize = req.size;  // a dedicated allocation's must be exactly this
   allocate.memoryTypeIndex =
       hostVisible ? d.memoryType(req.memoryTypeBits,
                                  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0)

@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <optional>
 
 #include "allocation_failures.hpp"
 #include "small_operators.hpp"
@@ -571,7 +570,6 @@ TEST_CASE("device: pipeline cache data round trip, a stale blob is ignored, a ma
 }
 
 namespace {
-// Sets an environment variable for the scope.
 void writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));

@@ -19,6 +19,24 @@
 
 namespace test {
 
+// Sets an environment variable for the scope.
+struct ScopedEnvironment {
+  std::string name;
+  std::optional<std::string> previous;
+  ScopedEnvironment(std::string variable, const std::string& value) : name(std::move(variable)) {
+    if (const char* old = std::getenv(name.c_str())) previous = old;
+    setenv(name.c_str(), value.c_str(), 1);
+  }
+  ~ScopedEnvironment() {
+    if (previous)
+      setenv(name.c_str(), previous->c_str(), 1);
+    else
+      unsetenv(name.c_str());
+  }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+};
+
 // The process-wide device: VKDML_DEVICE picks it (default lavapipe on a
 // machine without a GPU), validation is on where the layers are installed.
 vkdml::Device& device();
@@ -61,31 +79,6 @@ std::vector<uint32_t> packedStrides(const std::vector<uint32_t>& sizes);
 // random dimension order, and (for inputs) 0-stride broadcasts.
 std::vector<uint32_t> randomStrides(std::mt19937_64& rng, const std::vector<uint32_t>& sizes, bool allowBroadcast);
 
-// Creates, compiles and executes `desc` on the test device. Every tensor is
-// placed in its own buffer between guard regions filled with a pattern;
-// afterwards the output's bytes are read back into `outputs`, and the test
-// fails if any guard changed or any input changed. Non-null inputs only; an
-// absent optional input is a nullptr entry.
-// Empty when the device can run DML_CONVOLUTION_INTEGER through the path
-// $VKDML_CONVOLUTION_PATH names, else why not.
-// Sets an environment variable for its lifetime (the one before restored).
-struct ScopedEnvironment {
-  std::string name;
-  std::optional<std::string> previous;
-  ScopedEnvironment(std::string variable, const std::string& value) : name(std::move(variable)) {
-    if (const char* old = std::getenv(name.c_str())) previous = old;
-    setenv(name.c_str(), value.c_str(), 1);
-  }
-  ~ScopedEnvironment() {
-    if (previous)
-      setenv(name.c_str(), previous->c_str(), 1);
-    else
-      unsetenv(name.c_str());
-  }
-  ScopedEnvironment(const ScopedEnvironment&) = delete;
-  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
-};
-
 // Copies through the copy kernel even on a CPU device, which would take
 // transfer commands (runtime/copy.hpp, planTransfer): for the tests of what
 // only the kernel plan has (ScatterND's mask in binding-table scratch).
@@ -93,8 +86,15 @@ struct KernelCopies : ScopedEnvironment {
   KernelCopies() : ScopedEnvironment("VKDML_COPY_PATH", "kernel") {}
 };
 
+// Empty when the device can run DML_CONVOLUTION_INTEGER through the path
+// $VKDML_CONVOLUTION_PATH names, else why not.
 std::string convolutionPathUnsupported();
 
+// Creates, compiles and executes `desc` on the test device. Every tensor is
+// placed in its own buffer between guard regions filled with a pattern;
+// afterwards the output's bytes are read back into `outputs`, and the test
+// fails if any guard changed or any input changed. Non-null inputs only; an
+// absent optional input is a nullptr entry.
 void run(const DML_OPERATOR_DESC& desc, const std::vector<Tensor*>& inputs, const std::vector<Tensor*>& outputs);
 
 // Expects the descriptor to be rejected with InvalidArgument naming `field`
