@@ -5,7 +5,8 @@
 # conformance cases from .gpu/ (bench/RESULTS.md says how they are gathered).
 # Writes to $OUT. The whole test suite runs, then the convolution tests again
 # through each path, forced: TESTS=paths runs only the latter, TESTS=none
-# neither. BENCH_FILTER=TEXT runs only the benchmark cases whose name
+# neither; PATHS="coopmat coopmat:b" picks the paths (and packings), and
+# TEST_TIMEOUT bounds each test run (seconds). BENCH_FILTER=TEXT runs only the benchmark cases whose name
 # contains TEXT. SKIP_COMPARE=1 leaves out bench/compare_torch.py.
 # MODE=issue18 runs, after the tests, issue 18's benchmarks instead (below).
 # $OUT/timings.txt says when each part ended (seconds from the start).
@@ -26,13 +27,13 @@ export VKDML_DEVICE=${VKDML_DEVICE:-NVIDIA}
 stamp "setup"
 if [ "$TESTS" != none ]; then
   if [ "$TESTS" != paths ]; then
-    .gpu/vkdml_tests "$@" > $OUT/tests.txt 2>&1; echo "tests exit $?"; tail -4 $OUT/tests.txt
+    timeout ${TEST_TIMEOUT:-900} .gpu/vkdml_tests "$@" > $OUT/tests.txt 2>&1; echo "tests exit $?"; tail -4 $OUT/tests.txt
     grep -E "ERROR|validation" $OUT/tests.txt | head -20
   fi
-  for path in portable dot coopmat coopmat-emulated coopmat:0 coopmat:b coopmat:ab; do
+  for path in ${PATHS:-portable dot coopmat coopmat-emulated coopmat:0 coopmat:b coopmat:ab}; do
     packing=${path#*:}; [ "$packing" = "$path" ] && packing="" || path=${path%%:*}
     name=$path${packing:+-packing-$packing}
-    .gpu/vkdml_tests -tc="convolution_integer*" --convolution-path=$path ${packing:+--convolution-packing=$packing} \
+    timeout ${TEST_TIMEOUT:-900} .gpu/vkdml_tests -tc="convolution_integer*" --convolution-path=$path ${packing:+--convolution-packing=$packing} \
       > $OUT/tests-$name.txt 2>&1
     echo "tests through $name: exit $?"; tail -3 $OUT/tests-$name.txt; grep -E "ERROR|validation" $OUT/tests-$name.txt | head -10
   done
