@@ -207,12 +207,12 @@ struct OperatorPlan {
 
 namespace detail {
 
-// One factory per operator file.
-std::shared_ptr<OperatorPlan> createJoin(const DML_JOIN_OPERATOR_DESC& desc);
-std::shared_ptr<OperatorPlan> createSlice1(const DML_SLICE1_OPERATOR_DESC& desc);
-std::shared_ptr<OperatorPlan> createScatterNd(const DML_SCATTER_ND_OPERATOR_DESC& desc);
-std::shared_ptr<OperatorPlan> createDiagonalMatrix1(const DML_DIAGONAL_MATRIX1_OPERATOR_DESC& desc);
-std::shared_ptr<OperatorPlan> createConvolutionInteger(const DML_CONVOLUTION_INTEGER_OPERATOR_DESC& desc);
+// One create function per row of the operator table (operators.inc), each
+// defined in its operator's file.
+#define VKDML_OPERATOR(type, name, Desc, inputs, outputs, create) \
+  std::shared_ptr<OperatorPlan> create(const Desc& desc);
+#include "ops/operators.inc"
+#undef VKDML_OPERATOR
 
 // Workgroup counts for a grid-stride loop over `items` with `groupSize`
 // invocations per group, capped by the device's limit.

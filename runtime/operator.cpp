@@ -255,26 +255,53 @@ LaneGrid laneGrid(uint64_t rowLength, uint64_t rows, uint64_t rowPasses) {
   }
 }
 
+namespace {
+// A row of the operator table (operators.inc), its create function taking
+// the descriptor as DML_OPERATOR_DESC::Desc holds it.
+struct OperatorRow {
+  uint32_t type;
+  const char* name;
+  uint32_t inputs, outputs;
+  std::shared_ptr<OperatorPlan> (*create)(const void* desc);
+};
+template <typename Desc, std::shared_ptr<OperatorPlan> (*Create)(const Desc&)>
+std::shared_ptr<OperatorPlan> createFrom(const void* desc) {
+  return Create(*static_cast<const Desc*>(desc));
+}
+constexpr OperatorRow kOperators[] = {
+#define VKDML_OPERATOR(type, name, Desc, inputs, outputs, create) \
+  {type, name, inputs, outputs, createFrom<Desc, create>},
+#include "ops/operators.inc"
+#undef VKDML_OPERATOR
+};
+
+// "JOIN, SLICE1, ...": the table's operators, for the error on any other type.
+std::string implementedNames() {
+  std::string names;
+  for (const OperatorRow& row : kOperators)
+    names += concat(names.empty() ? "" : ", ", std::string(row.name).substr(std::strlen("DML_")));
+  return names;
+}
+}  // namespace
+
 std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc) {
   if (!desc.Desc)
     throw Error(ErrorCode::InvalidArgument, "DML_OPERATOR_DESC", "Desc", "DML_OPERATOR_DESC: Desc: is null");
-  switch (rawBits(desc.Type)) {
-    case DML_OPERATOR_JOIN:
-      return createJoin(*static_cast<const DML_JOIN_OPERATOR_DESC*>(desc.Desc));
-    case DML_OPERATOR_SLICE1:
-      return createSlice1(*static_cast<const DML_SLICE1_OPERATOR_DESC*>(desc.Desc));
-    case DML_OPERATOR_SCATTER_ND:
-      return createScatterNd(*static_cast<const DML_SCATTER_ND_OPERATOR_DESC*>(desc.Desc));
-    case DML_OPERATOR_DIAGONAL_MATRIX1:
-      return createDiagonalMatrix1(*static_cast<const DML_DIAGONAL_MATRIX1_OPERATOR_DESC*>(desc.Desc));
-    case DML_OPERATOR_CONVOLUTION_INTEGER:
-      return createConvolutionInteger(*static_cast<const DML_CONVOLUTION_INTEGER_OPERATOR_DESC*>(desc.Desc));
-    default:
-      throw Error(ErrorCode::Unsupported, "DML_OPERATOR_DESC", "Type",
-                  concat("DML_OPERATOR_DESC: Type: operator type ", rawBits(desc.Type),
-                         " is not supported (vkdml implements JOIN, SLICE1, SCATTER_ND, DIAGONAL_MATRIX1, "
-                         "CONVOLUTION_INTEGER)"));
+  const uint32_t type = rawBits(desc.Type);
+  for (const OperatorRow& row : kOperators) {
+    if (row.type != type) continue;
+    std::shared_ptr<OperatorPlan> plan = row.create(desc.Desc);
+    // The row and the operator's file agree on what the operator is.
+    if (plan->type != desc.Type || std::strcmp(plan->name, row.name) != 0 || plan->outputs.size() != row.outputs ||
+        (row.inputs && plan->inputs.size() != row.inputs))
+      throw Error(ErrorCode::Internal, row.name, "operator table",
+                  concat(row.name, ": operator table: its plan (", plan->name, ", ", plan->inputs.size(), " inputs, ",
+                         plan->outputs.size(), " outputs) does not match its row in operators.inc"));
+    return plan;
   }
+  throw Error(ErrorCode::Unsupported, "DML_OPERATOR_DESC", "Type",
+              concat("DML_OPERATOR_DESC: Type: operator type ", type, " is not supported (vkdml implements ",
+                     implementedNames(), ")"));
 }
 
 }  // namespace detail
