@@ -1,11 +1,11 @@
-// The loop budget (runtime/internal.hpp, kLoopBudget): lavapipe ends a
+// The loop budget (runtime/core/internal.hpp, kLoopBudget): lavapipe ends a
 // shader's loops after 65535 passes per batch of invocations, silently, so
 // every planner models its kernels' loops and shapes its dispatches to stay
 // within the budget on every device. These tests plan (without running)
 // operators at the extremes DirectML allows, for this device and for a
 // device with every convolution path, and check each dispatch's model; the
 // operators' own tests run the split shapes that lavapipe can run quickly.
-#include "../runtime/internal.hpp"
+#include "../runtime/core/internal.hpp"
 
 #include "support.hpp"
 

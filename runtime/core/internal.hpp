@@ -211,7 +211,7 @@ namespace detail {
 // defined in its operator's file.
 #define VKDML_OPERATOR(type, name, Desc, inputs, outputs, create) \
   std::shared_ptr<OperatorPlan> create(const Desc& desc);
-#include "ops/operators.inc"
+#include "../ops/operators.inc"
 #undef VKDML_OPERATOR
 
 // Workgroup counts for a grid-stride loop over `items` with `groupSize`
