@@ -1,4 +1,4 @@
-// The loop budget (runtime/core/internal.hpp, kLoopBudget): lavapipe ends a
+// The loop budget (runtime/core/plan.hpp, kLoopBudget): lavapipe ends a
 // shader's loops after 65535 passes per batch of invocations, silently, so
 // every planner models its kernels' loops and shapes its dispatches to stay
 // within the budget on every device. These tests plan (without running)

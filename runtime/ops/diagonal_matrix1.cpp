@@ -1,7 +1,8 @@
 // DML_DIAGONAL_MATRIX1 (OPERATORS.md, "DML_DIAGONAL_MATRIX1"): a stack of
 // matrices holding Value on a diagonal band and the input (or 0) elsewhere.
 #include "interface/diagonal_matrix1.h"
-#include "internal.hpp"
+#include "core/internal.hpp"
+#include "operators.hpp"
 
 namespace vkdml {
 namespace detail {

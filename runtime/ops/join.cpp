@@ -1,6 +1,7 @@
 // DML_JOIN: concatenation along one axis (OPERATORS.md, "DML_JOIN"), one
 // dispatch for all inputs.
-#include "copy.hpp"
+#include "core/copy.hpp"
+#include "operators.hpp"
 
 namespace vkdml {
 namespace detail {

@@ -6,8 +6,9 @@
 // clone + index_put, which copies them and then overwrites them).
 #include <algorithm>
 
-#include "copy.hpp"
+#include "core/copy.hpp"
 #include "interface/scatter_nd.h"
+#include "operators.hpp"
 
 namespace vkdml {
 namespace detail {

@@ -1,7 +1,8 @@
 // DML_SLICE1: a strided window of the input (OPERATORS.md, "DML_SLICE1").
 #include <cstdlib>
 
-#include "copy.hpp"
+#include "core/copy.hpp"
+#include "operators.hpp"
 
 namespace vkdml {
 namespace detail {

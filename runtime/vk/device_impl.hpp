@@ -6,7 +6,7 @@
 #include <map>
 #include <mutex>
 
-#include "internal.hpp"
+#include "vulkan.hpp"
 
 namespace vkdml {
 
@@ -97,6 +97,11 @@ struct Buffer::Impl {
   bool owned = true;
   ~Impl();
 };
+
+namespace detail {
+// An empty VkPipelineCache, or one holding `initialData` (vk/pipeline.cpp).
+VkPipelineCache createPipelineCache(const Device::Impl& d, const std::vector<uint8_t>& initialData);
+}  // namespace detail
 
 #ifdef VKDML_KERNEL_OVERRIDE
 namespace detail {
