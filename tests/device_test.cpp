@@ -571,22 +571,6 @@ TEST_CASE("device: pipeline cache data round trip, a stale blob is ignored, a ma
 }
 
 namespace {
-// Sets an environment variable for the scope.
-struct ScopedEnvironment {
-  std::string name;
-  std::optional<std::string> previous;
-  ScopedEnvironment(std::string variable, const std::string& value) : name(std::move(variable)) {
-    if (const char* old = std::getenv(name.c_str())) previous = old;
-    setenv(name.c_str(), value.c_str(), 1);
-  }
-  ~ScopedEnvironment() {
-    if (previous)
-      setenv(name.c_str(), previous->c_str(), 1);
-    else
-      unsetenv(name.c_str());
-  }
-};
-
 void writeFile(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
   file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
@@ -601,7 +585,7 @@ TEST_CASE("device: VKDML_KERNEL_DIR replaces kernels only when built in, and onl
   char directory[] = "/tmp/vkdml_kernels_XXXXXX";
   REQUIRE(mkdtemp(directory) != nullptr);
   const std::string path = std::string(directory) + "/" + kernel + ".spv";
-  ScopedEnvironment environment("VKDML_KERNEL_DIR", directory);
+  test::ScopedEnvironment environment("VKDML_KERNEL_DIR", directory);
   auto messages = std::make_shared<std::atomic<int>>(0);
   // The SPIR-V magic number, then words that are no module.
   const std::vector<uint8_t> garbage = {0x03, 0x02, 0x23, 0x07, 0, 0, 1, 0, 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4};

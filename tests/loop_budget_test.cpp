@@ -58,7 +58,7 @@ std::vector<Dispatch> planWithinBudget(const DML_OPERATOR_DESC& desc, const vkdm
   const vkdml::Operator op = test::device().createOperator(desc);
   vkdml::CompileOptions options;
   options.convolutionPath = path;
-  const std::vector<Dispatch> dispatches = op.plan().plan(device, options);
+  const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(device, options, {});
   REQUIRE_FALSE(dispatches.empty());
   // The first dispatch of each kernel over the budget or outside Vulkan's least grid, if any.
   std::vector<std::string> wrong;

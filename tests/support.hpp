@@ -11,6 +11,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,6 +22,19 @@ namespace test {
 // machine without a GPU), validation is on where the layers are installed.
 vkdml::Device& device();
 std::shared_ptr<vkdml::Device> sharedDevice();
+// A new Device with the test device's options: one that reads the
+// environment as it is now (a Device reads it once, when created).
+std::shared_ptr<vkdml::Device> createDevice();
+
+// Sets an environment variable for the scope.
+struct ScopedEnvironment {
+  std::string name;
+  std::optional<std::string> previous;
+  ScopedEnvironment(std::string variable, const std::string& value);
+  ~ScopedEnvironment();
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+};
 
 // A tensor on the host: its descriptor (sizes, optional strides) and the
 // bytes of its whole footprint (TotalTensorSizeInBytes).

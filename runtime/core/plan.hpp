@@ -103,6 +103,16 @@ struct Slot {
 
 }  // namespace detail
 
+namespace detail {
+// What a compile uses where CompileOptions leaves a choice Auto: the
+// Device's defaults, read from the environment once, when the Device is
+// created (ops/operators.hpp, planDefaultsFromEnvironment).
+struct PlanDefaults {
+  ConvolutionPath convolutionPath = ConvolutionPath::Auto;           // $VKDML_CONVOLUTION_PATH
+  ConvolutionPacking convolutionPacking = ConvolutionPacking::Auto;  // $VKDML_CONVOLUTION_PACKING
+};
+}  // namespace detail
+
 // The validated, device-independent form of an operator descriptor. Binding
 // slots are numbered inputs first, then outputs; kernels find each slot's
 // device address at that index of the binding table.
@@ -117,7 +127,8 @@ struct OperatorPlan {
   std::optional<std::pair<uint32_t, uint32_t>> inPlace;
   // The dispatches that carry the operator out on this device, in order; a
   // compute-to-compute barrier separates consecutive ones.
-  virtual std::vector<detail::Dispatch> plan(const DeviceInfo& device, const CompileOptions& options) const = 0;
+  virtual std::vector<detail::Dispatch> plan(const DeviceInfo& device, const CompileOptions& options,
+                                             const detail::PlanDefaults& defaults) const = 0;
 };
 
 }  // namespace vkdml

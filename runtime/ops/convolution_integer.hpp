@@ -20,7 +20,8 @@ struct ConvolutionIntegerPlan : OperatorPlan {
   uint32_t groups = 1;
   bool index64 = false;
 
-  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions& options) const override;
+  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions& options,
+                             const PlanDefaults& defaults) const override;
 };
 
 }  // namespace detail

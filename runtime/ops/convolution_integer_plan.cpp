@@ -231,33 +231,24 @@ std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
   }
 }
 
-ConvolutionPath parsePath(const char* text) {
-  for (ConvolutionPath path : {ConvolutionPath::Auto, ConvolutionPath::Portable, ConvolutionPath::DotProduct,
-                               ConvolutionPath::CooperativeMatrix, ConvolutionPath::CooperativeMatrixEmulated})
-    if (std::string(text) == toString(path)) return path;
-  throwInvalid(kOp, "VKDML_CONVOLUTION_PATH",
-               concat("must be auto, portable, dot, coopmat or coopmat-emulated, not \"", text, "\""));
-}
-
-// The path a compile takes: the option, else $VKDML_CONVOLUTION_PATH, else
-// the fastest the device has for this shape. Measured on the H200
-// (bench/RESULTS.md): cooperative matrices win where the GEMM has at least
-// 64 columns and the input's rows are read as whole words (contiguousRows),
-// or are byte gathers (strided x, odd widths) whose im2col matrix fits the
-// packing scratch (operandsPack: the 7x7 stride-2 stem, 234 µs against 268
-// through packed dot products); otherwise the packed dot products win.
-// Packed dot products only where the device says they are accelerated.
-ConvolutionPath choosePath(const CompileOptions& options, const DeviceInfo& device, uint32_t M, uint32_t Ng,
-                           uint32_t Kg, bool contiguousRows, bool operandsPack) {
+// The path a compile takes: the option, else the Device's default
+// ($VKDML_CONVOLUTION_PATH), else the fastest the device has for this shape,
+// as measured (bench/RESULTS.md): cooperative matrices where the GEMM has at
+// least 64 columns and the input's rows are read as whole words
+// (contiguousRows), or are byte gathers (strided x, odd widths) whose im2col
+// matrix fits the packing scratch (operandsPack, as for a 7x7 stride-2
+// stem); otherwise the packed dot products, where the device says they are
+// accelerated.
+ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& defaults, const DeviceInfo& device,
+                           uint32_t M, uint32_t Ng, uint32_t Kg, bool contiguousRows, bool operandsPack) {
   ConvolutionPath path = options.convolutionPath;
   const char* field = "CompileOptions.convolutionPath";
   if (static_cast<uint32_t>(path) > static_cast<uint32_t>(ConvolutionPath::CooperativeMatrixEmulated))
     throwInvalid(kOp, field, concat("is not a ConvolutionPath (", static_cast<int>(path), ")"));
-  if (path == ConvolutionPath::Auto)
-    if (const char* env = std::getenv("VKDML_CONVOLUTION_PATH"); env && *env) {
-      path = parsePath(env);
-      field = "VKDML_CONVOLUTION_PATH";
-    }
+  if (path == ConvolutionPath::Auto && defaults.convolutionPath != ConvolutionPath::Auto) {
+    path = defaults.convolutionPath;
+    field = "VKDML_CONVOLUTION_PATH";
+  }
   if (path != ConvolutionPath::Auto) {
     const std::string missing = missingFor(path, device);
     if (!missing.empty())
@@ -273,30 +264,51 @@ ConvolutionPath choosePath(const CompileOptions& options, const DeviceInfo& devi
 }
 
 // Which operands of the cooperative-matrix GEMM are packed into scratch
-// first (convolution_integer_pack.comp): $VKDML_CONVOLUTION_PACKING = 0
-// (none), b (the filter) or ab (both), else measured on the H200
-// (bench/RESULTS.md): both where A's rows are byte gathers (the 7x7 stride-2
-// stem: 316 µs against 469 unpacked) or the filter is large (the 8192 GEMM:
-// 3117 µs against 3836 with the filter alone and 4191 unpacked), the filter
-// alone where K spans many steps (the 3x3 layer: 685 µs against 757
-// unpacked and 763 both), none for a short K (1x1 64->256: 74 µs against
-// 79 and 94).
-enum class Packing { None, Filter, Both };
-Packing choosePacking(bool contiguousRows, uint32_t Ng, uint32_t Kg) {
-  if (const char* env = std::getenv("VKDML_CONVOLUTION_PACKING"); env && *env) {
-    const std::string value = env;
-    if (value == "0") return Packing::None;
-    if (value == "b") return Packing::Filter;
-    if (value == "ab") return Packing::Both;
-    throwInvalid(kOp, "VKDML_CONVOLUTION_PACKING", concat("must be 0, b or ab, not \"", value, "\""));
-  }
-  if (!contiguousRows || uint64_t(Ng) * Kg >= (uint64_t(1) << 24)) return Packing::Both;
-  return Kg >= 256 ? Packing::Filter : Packing::None;
+// first (convolution_integer_pack.comp): the option, else the Device's
+// default ($VKDML_CONVOLUTION_PACKING), else as measured (bench/RESULTS.md):
+// both where A's rows are byte gathers (a 7x7 stride-2 stem) or the filter
+// is large (a GEMM with N*K of 2^24 or more), the filter alone where K spans
+// many steps (a 3x3 layer), none for a short K (a 1x1 layer).
+ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaults& defaults, bool contiguousRows,
+                                 uint32_t Ng, uint32_t Kg) {
+  if (options.convolutionPacking != ConvolutionPacking::Auto) return options.convolutionPacking;
+  if (defaults.convolutionPacking != ConvolutionPacking::Auto) return defaults.convolutionPacking;
+  if (!contiguousRows || uint64_t(Ng) * Kg >= (uint64_t(1) << 24)) return ConvolutionPacking::Both;
+  return Kg >= 256 ? ConvolutionPacking::Filter : ConvolutionPacking::None;
 }
 
 }  // namespace
 
-std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, const CompileOptions& options) const {
+PlanDefaults planDefaultsFromEnvironment() {
+  PlanDefaults defaults;
+  if (const char* env = std::getenv("VKDML_CONVOLUTION_PATH"); env && *env) {
+    bool known = false;
+    for (ConvolutionPath path : {ConvolutionPath::Auto, ConvolutionPath::Portable, ConvolutionPath::DotProduct,
+                                 ConvolutionPath::CooperativeMatrix, ConvolutionPath::CooperativeMatrixEmulated})
+      if (std::string(env) == toString(path)) {
+        defaults.convolutionPath = path;
+        known = true;
+      }
+    if (!known)
+      throwInvalid("Device", "VKDML_CONVOLUTION_PATH",
+                   concat("must be auto, portable, dot, coopmat or coopmat-emulated, not \"", env, "\""));
+  }
+  if (const char* env = std::getenv("VKDML_CONVOLUTION_PACKING"); env && *env) {
+    const std::string value = env;
+    if (value == "0")
+      defaults.convolutionPacking = ConvolutionPacking::None;
+    else if (value == "b")
+      defaults.convolutionPacking = ConvolutionPacking::Filter;
+    else if (value == "ab")
+      defaults.convolutionPacking = ConvolutionPacking::Both;
+    else
+      throwInvalid("Device", "VKDML_CONVOLUTION_PACKING", concat("must be 0, b or ab, not \"", value, "\""));
+  }
+  return defaults;
+}
+
+std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, const CompileOptions& options,
+                                                   const PlanDefaults& defaults) const {
   // Normalized to 4-D: a 3-D tensor {N, C, W} is {N, C, 1, W}.
   auto dims4 = [&](const TensorInfo& t, std::array<uint32_t, 4>& sizes, uint64_t* strides4) {
     const uint32_t r = t.rank;
@@ -349,8 +361,8 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
                         p.inputStrides[2] % 4 == 0 && input.offsetAlignment >= 4;
   const bool contiguousRows = p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && wordRows;
   // The cooperative-matrix GEMM's tiles: 256 columns where they fit (A is
-  // then staged once per 256 output channels: measured faster on the H200
-  // than 128). The filter (B), and for some shapes the im2col matrix (A),
+  // then staged once per 256 output channels: measured faster than 128,
+  // bench/RESULTS.md). The filter (B), and for some shapes the im2col matrix (A),
   // are packed into scratch first (convolution_integer_pack.comp,
   // choosePacking) where that takes at most kMaxPackedBytes: the GEMM then
   // stages whole 16-byte chunks of them instead of gathering. Whether A
@@ -367,8 +379,12 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   auto fitsScratch = [&](uint64_t bytes) {
     return bytes <= kMaxPackedBytes && bytes <= device.maxMemoryAllocationSize;
   };
-  const ConvolutionPath path =
-      choosePath(options, device, p.M, p.groupOutputChannels, p.groupK, contiguousRows, fitsScratch(packedA + packedB));
+  // Checked whatever the path, though only the cooperative-matrix paths pack.
+  if (static_cast<uint32_t>(options.convolutionPacking) > static_cast<uint32_t>(ConvolutionPacking::Both))
+    throwInvalid(kOp, "CompileOptions.convolutionPacking",
+                 concat("is not a ConvolutionPacking (", static_cast<int>(options.convolutionPacking), ")"));
+  const ConvolutionPath path = choosePath(options, defaults, device, p.M, p.groupOutputChannels, p.groupK,
+                                          contiguousRows, fitsScratch(packedA + packedB));
   Dispatch d;
   if (path == ConvolutionPath::CooperativeMatrix || path == ConvolutionPath::CooperativeMatrixEmulated) {
     if (contiguousRows) p.flags |= shader::INPUT_ROWS_CONTIGUOUS;
@@ -392,10 +408,10 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     p.tiles = p.mTiles * p.nTiles * groups;
     p.kTiles = kTiles;
     if (p.kTiles == 2) p.flags |= shader::K_TWO_STEPS;
-    const Packing packs = choosePacking(contiguousRows, p.groupOutputChannels, p.groupK);
-    const uint64_t scratchBytes = (packs == Packing::Both ? packedA : 0) + packedB;
-    const bool packing = packs != Packing::None && fitsScratch(scratchBytes);
-    const bool packA = packing && packs == Packing::Both;
+    const ConvolutionPacking packs = choosePacking(options, defaults, contiguousRows, p.groupOutputChannels, p.groupK);
+    const uint64_t scratchBytes = (packs == ConvolutionPacking::Both ? packedA : 0) + packedB;
+    const bool packing = packs != ConvolutionPacking::None && fitsScratch(scratchBytes);
+    const bool packA = packing && packs == ConvolutionPacking::Both;
     const bool emulated = path == ConvolutionPath::CooperativeMatrixEmulated;
     d.kernel = convolutionIntegerCoopmatKernel(emulated, bn, indexBits, packing, packing && !packA);
     // The geometry and flags as specialization constants, for the driver to fold.

@@ -30,7 +30,7 @@ struct DiagonalMatrix1Plan : OperatorPlan {
   TensorInfo output;
   DiagonalParams params{};
 
-  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&, const PlanDefaults&) const override {
     bool index64 =
         output.footprintElements > (uint64_t(1) << 32) || (input && input->footprintElements > (uint64_t(1) << 32));
     DiagonalParams p = params;

@@ -14,7 +14,7 @@ struct JoinPlan : OperatorPlan {
   uint32_t elementSize = 0;
   uint64_t largestFootprint = 0;
   uint32_t baseAlignment = 0;  // the smallest of the tensors' offset alignments
-  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&, const PlanDefaults&) const override {
     return {planCopy(boxes, elementSize, largestFootprint, baseAlignment)};
   }
 };

@@ -18,5 +18,10 @@ namespace detail {
 // it breaks a rule, Unsupported for a type outside the table.
 std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc);
 
+// The Device's defaults from $VKDML_CONVOLUTION_PATH and
+// $VKDML_CONVOLUTION_PACKING (defined with the convolution's planner):
+// InvalidArgument, naming the variable, for a value they cannot take.
+PlanDefaults planDefaultsFromEnvironment();
+
 }  // namespace detail
 }  // namespace vkdml

@@ -84,7 +84,7 @@ struct ScatterNdPlan : OperatorPlan {
     return slice > 1 && slice * output.elementSize >= kMaskedSliceBytes ? targets : 0;
   }
 
-  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&, const PlanDefaults&) const override {
     const uint32_t dc = input.rank;
     const uint32_t k = indices.sizes[dc - 1];
     const uint32_t sliceDims = inputDims - k;

@@ -13,7 +13,7 @@ constexpr const char* kOp = "DML_SLICE1";
 struct Slice1Plan : OperatorPlan {
   CopyBox box;
   TensorInfo input, output;
-  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&, const PlanDefaults&) const override {
     return {planCopy({box}, output.elementSize, std::max(input.footprintElements, output.footprintElements),
                      std::min(input.offsetAlignment, output.offsetAlignment))};
   }

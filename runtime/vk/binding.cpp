@@ -77,7 +77,7 @@ namespace {
 // a multiple of `alignment`, or nothing (the table's own); checked against
 // everything else bound before the table changes.
 void bindResource(BindingTable::Impl& t, const BufferBinding& binding, bool persistent) {
-  const OperatorPlan& plan = t.op->op.plan();
+  const OperatorPlan& plan = detail::Access::plan(t.op->op);
   const char* name = persistent ? "persistent resource" : "temporary resource";
   std::optional<BoundRange> next;
   if (binding.buffer && *binding.buffer)
@@ -119,7 +119,7 @@ void CompiledOperator::recordInitializer(VkCommandBuffer cmd, const BindingTable
     throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "recordInitializer", "the compiled operator is empty");
   if (!cmd)
     throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "recordInitializer", "the command buffer is null");
-  const OperatorPlan& plan = impl_->op.plan();
+  const OperatorPlan& plan = detail::Access::plan(impl_->op);
   BindingTable::Impl* t = bindings.impl_.get();
   if (!t || t->op.get() != impl_.get())
     detail::throwInvalid(plan.name, "bindings", "the binding table was created by another compiled operator");
@@ -129,7 +129,7 @@ void CompiledOperator::recordInitializer(VkCommandBuffer cmd, const BindingTable
                            "is DML_TENSOR_FLAG_OWNED_BY_DML: the initializer reads it, so bind it (bindInputs) first");
   if (!impl_->hasInitializer()) return;
   const BoundRange persistent = *detail::persistentRange(*t);
-  auto& d = impl_->device->impl();
+  auto& d = detail::Access::impl(*impl_->device);
   // Earlier executions may still read the persistent resource.
   detail::barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
                   VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -175,7 +175,7 @@ namespace {
 // tensor; returns what the slots would hold. Changes nothing.
 std::vector<std::optional<BoundRange>> resolve(const BindingTable::Impl& t, const std::vector<detail::Slot>& slots,
                                                const std::vector<BufferBinding>& bindings, const char* what) {
-  const char* op = t.op->op.plan().name;
+  const char* op = detail::Access::plan(t.op->op).name;
   if (bindings.size() != slots.size())
     detail::throwInvalid(op, what, detail::concat("expects ", slots.size(), " bindings, got ", bindings.size()));
   std::vector<std::optional<BoundRange>> resolved;
@@ -209,7 +209,7 @@ void bindSide(BindingTable::Impl& t, const std::vector<detail::Slot>& slots, siz
   std::vector<std::optional<BoundRange>> resolved = resolve(t, slots, bindings, what);
   std::vector<std::optional<BoundRange>> next = t.slots;
   std::move(resolved.begin(), resolved.end(), next.begin() + static_cast<std::ptrdiff_t>(first));
-  detail::checkOverlaps(t.op->op.plan(), next, t.temporary, t.persistent);
+  detail::checkOverlaps(detail::Access::plan(t.op->op), next, t.temporary, t.persistent);
   t.slots = std::move(next);
   detail::publishAddresses(t);
 }
@@ -218,7 +218,7 @@ void bindSide(BindingTable::Impl& t, const std::vector<detail::Slot>& slots, siz
 namespace detail {
 BoundRange resolveRange(const char* op, const std::string& field, const Device& device, const BufferBinding& b,
                         uint64_t alignment, uint64_t required, const char* requiredName) {
-  const Buffer::Impl* buffer = b.buffer->impl();
+  const Buffer::Impl* buffer = detail::Access::impl(*b.buffer);
   if (buffer->device.get() != &device) throwInvalid(op, field, "the buffer belongs to another device");
   if (b.offset % alignment)
     throwInvalid(op, field + ".Offset", concat("must be a multiple of ", alignment, ", not ", b.offset));
@@ -229,7 +229,7 @@ BoundRange resolveRange(const char* op, const std::string& field, const Device& 
     throwInvalid(op, field,
                  concat("range of ", b.sizeInBytes, " bytes at offset ", b.offset, " exceeds the buffer's ",
                         buffer->size, " bytes"));
-  return {b.buffer->sharedImpl(), b.offset, buffer->address + b.offset, required};
+  return {detail::Access::sharedImpl(*b.buffer), b.offset, buffer->address + b.offset, required};
 }
 
 // An output may not overlap an input: kernels read inputs while they write
@@ -289,14 +289,14 @@ void checkOverlaps(const OperatorPlan& plan, const std::vector<std::optional<Bou
 
 void BindingTable::bindInputs(const std::vector<BufferBinding>& inputs) try {
   if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "bindInputs", "the binding table is empty");
-  bindSide(*impl_, impl_->op->op.plan().inputs, 0, inputs, "inputs");
+  bindSide(*impl_, detail::Access::plan(impl_->op->op).inputs, 0, inputs, "inputs");
 } catch (...) {
   detail::rethrowAsError("BindingTable", "bindInputs");
 }
 
 void BindingTable::bindOutputs(const std::vector<BufferBinding>& outputs) try {
   if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "bindOutputs", "the binding table is empty");
-  const OperatorPlan& plan = impl_->op->op.plan();
+  const OperatorPlan& plan = detail::Access::plan(impl_->op->op);
   bindSide(*impl_, plan.outputs, plan.inputs.size(), outputs, "outputs");
 } catch (...) {
   detail::rethrowAsError("BindingTable", "bindOutputs");

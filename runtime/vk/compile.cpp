@@ -20,7 +20,7 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
   auto compiled = std::make_shared<CompiledOperator::Impl>();
   compiled->device = shared_from_this();
   compiled->op = op;
-  compiled->dispatches = plan.plan(impl_->info, options);
+  compiled->dispatches = plan.plan(impl_->info, options, impl_->planDefaults);
   for (const auto& d : compiled->dispatches)
     if (d.loopPasses > detail::kLoopBudget)
       throw Error(ErrorCode::Internal, plan.name, detail::kernelName(d.kernel),
@@ -92,7 +92,7 @@ BindingTable CompiledOperator::createBindingTable() const try {
   if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "op", "the compiled operator is empty");
   auto t = std::make_shared<BindingTable::Impl>();
   t->op = impl_;
-  const OperatorPlan& plan = impl_->op.plan();
+  const OperatorPlan& plan = detail::Access::plan(impl_->op);
   t->slots.assign(plan.inputs.size() + plan.outputs.size(), std::nullopt);
   // The temporary and persistent resources are allocated on first use,
   // where the caller binds none (detail::temporaryRange, persistentRange).
@@ -107,7 +107,7 @@ BindingTable CompiledOperator::createBindingTable() const try {
 void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings) const try {
   if (!impl_) throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "record", "the compiled operator is empty");
   if (!cmd) throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "record", "the command buffer is null");
-  const OperatorPlan& plan = impl_->op.plan();
+  const OperatorPlan& plan = detail::Access::plan(impl_->op);
   BindingTable::Impl* t = bindings.impl_.get();
   if (!t || t->op.get() != impl_.get())
     detail::throwInvalid(plan.name, "bindings", "the binding table was created by another compiled operator");
@@ -129,7 +129,7 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
                          "the table's own is not initialized: its DML_TENSOR_FLAG_OWNED_BY_DML inputs are read from "
                          "it (call Device::initialize or CompiledOperator::recordInitializer with this table first, "
                          "or bind an initialized one with bindPersistent)");
-  auto& d = impl_->device->impl();
+  auto& d = detail::Access::impl(*impl_->device);
   const std::optional<BoundRange> temporary = detail::temporaryRange(*t);
   detail::persistentRange(*t);
   // The temporary resource may still be in use by an earlier execution:

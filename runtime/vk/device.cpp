@@ -1,9 +1,11 @@
 // The Device: its creation in steps (vk/setup.hpp), adoption, destruction
 // and submission.
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/guard.hpp"
+#include "ops/operators.hpp"
 #include "setup.hpp"
 
 namespace vkdml {
@@ -111,6 +113,10 @@ std::shared_ptr<Device> Device::create(const DeviceOptions& options) try {
   Impl& d = *self->impl_;
   d.ownsDevice = true;
   d.onValidationMessage = options.onValidationMessage;
+  // The environment, read once: defaults for what options leave open.
+  d.planDefaults = detail::planDefaultsFromEnvironment();
+  const char* statistics = std::getenv("VKDML_PIPELINE_STATISTICS");
+  d.wantPipelineStatistics = options.pipelineStatistics || (statistics && std::strcmp(statistics, "1") == 0);
   const bool validation = detail::createInstance(d, options);
   detail::selectPhysicalDevice(d, options);
   detail::readInfo(d);
@@ -135,6 +141,7 @@ std::shared_ptr<Device> Device::adopt(VkInstance instance, VkPhysicalDevice phys
   volkLoadInstanceOnly(instance);
   std::shared_ptr<Device> self(new Device());
   Impl& d = *self->impl_;
+  d.planDefaults = detail::planDefaultsFromEnvironment();
   d.instance = instance;
   d.physicalDevice = physicalDevice;
   d.device = device;

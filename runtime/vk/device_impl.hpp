@@ -45,6 +45,7 @@ struct Device::Impl {
   std::function<void(const char*)> onValidationMessage;
   std::atomic<uint64_t> validationMessages{0};
   DeviceInfo info;
+  detail::PlanDefaults planDefaults;  // read from the environment at creation
   VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceMemoryProperties memory{};
 
@@ -81,7 +82,10 @@ struct Device::Impl {
   VkShaderModule shaderModule(detail::Kernel kernel);
   std::shared_ptr<const detail::Pipeline> pipeline(detail::Kernel kernel, const shader::Specialization& specialization);
   void trimPipelines(size_t keep);  // with pipelinesMutex held
-  bool pipelineStatistics = false;  // $VKDML_PIPELINE_STATISTICS=1: print each pipeline's
+  // DeviceOptions::pipelineStatistics or $VKDML_PIPELINE_STATISTICS=1 asks
+  // for them; pipelineStatistics: the device has them, print each pipeline's.
+  bool wantPipelineStatistics = false;
+  bool pipelineStatistics = false;
   void printStatistics(detail::Kernel kernel, VkPipeline pipeline);
   void submitAndWait(const std::function<void(VkCommandBuffer)>& record);
   void destroy();

@@ -27,12 +27,12 @@ std::vector<VkExtensionProperties> deviceExtensions(VkPhysicalDevice physicalDev
 // Optional device capabilities, by core version or extension.
 struct OptionalExtensions {
   bool memoryModel = false, dot = false, cooperativeMatrixNV = false;
-  bool pipelineStatistics = false;    // asked for with $VKDML_PIPELINE_STATISTICS=1
+  bool pipelineStatistics = false;    // where asked for (Impl::wantPipelineStatistics)
   bool maintenance4 = false;          // its properties are read (maxBufferSize); nothing is enabled
   std::vector<const char*> toEnable;  // the extensions that provide them below the core version
 };
 
-OptionalExtensions optionalExtensions(VkPhysicalDevice physicalDevice, uint32_t apiVersion) {
+OptionalExtensions optionalExtensions(VkPhysicalDevice physicalDevice, uint32_t apiVersion, bool statistics) {
   const auto available = deviceExtensions(physicalDevice);
   OptionalExtensions o;
   auto byVersionOrExtension = [&](uint32_t core, const char* extension) {
@@ -44,7 +44,7 @@ OptionalExtensions optionalExtensions(VkPhysicalDevice physicalDevice, uint32_t 
   o.memoryModel = byVersionOrExtension(VK_API_VERSION_1_2, VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
   o.dot = byVersionOrExtension(VK_API_VERSION_1_3, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
   o.cooperativeMatrixNV = byVersionOrExtension(~0u, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  if (const char* env = std::getenv("VKDML_PIPELINE_STATISTICS"); env && std::strcmp(env, "1") == 0)
+  if (statistics)
     o.pipelineStatistics = byVersionOrExtension(~0u, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   o.maintenance4 = apiVersion >= VK_API_VERSION_1_3 || hasExtension(available, VK_KHR_MAINTENANCE_4_EXTENSION_NAME);
   return o;
@@ -112,7 +112,8 @@ void readInfo(Device::Impl& d) {
   VkPhysicalDeviceMaintenance4Properties maintenance4{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
   VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   vkGetPhysicalDeviceProperties2(d.physicalDevice, &properties);  // the version first
-  const OptionalExtensions has = optionalExtensions(d.physicalDevice, properties.properties.apiVersion);
+  const OptionalExtensions has =
+      optionalExtensions(d.physicalDevice, properties.properties.apiVersion, d.wantPipelineStatistics);
   properties.pNext = &subgroup;
   subgroup.pNext = &maintenance3;
   void** tail = &maintenance3.pNext;
@@ -171,7 +172,7 @@ void createLogicalDevice(Device::Impl& d) {
   // Features every kernel relies on: device addresses (no descriptor sets,
   // no maxStorageBufferRange limit), 64-bit address arithmetic, and 8/16-bit
   // loads and stores for data movement of 1- and 2-byte elements.
-  const OptionalExtensions has = optionalExtensions(d.physicalDevice, d.info.apiVersion);
+  const OptionalExtensions has = optionalExtensions(d.physicalDevice, d.info.apiVersion, d.wantPipelineStatistics);
   Features supported(has);
   vkGetPhysicalDeviceFeatures2(d.physicalDevice, &supported.core);
   // All missing features are named at once (SwiftShader lacks three).

@@ -21,7 +21,7 @@ uint32_t Device::Impl::memoryType(uint32_t typeBits, VkMemoryPropertyFlags requi
 
 Buffer::Impl::~Impl() {
   if (!device) return;
-  auto& d = device->impl();
+  auto& d = detail::Access::impl(*device);
   if (mapped) d.vk.vkUnmapMemory(d.device, memory);
   if (owned) {
     d.vk.vkDestroyBuffer(d.device, buffer, nullptr);
@@ -41,7 +41,7 @@ bool outOfMemory(VkResult r) {
 }  // namespace
 
 std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& device, uint64_t bytes, bool hostVisible) {
-  auto& d = device->impl();
+  auto& d = detail::Access::impl(*device);
   if (bytes == 0) throw Error(ErrorCode::InvalidArgument, "Buffer", "size", "a buffer needs at least 1 byte");
   // Sizes the device cannot hold never reach the driver: passing them is
   // invalid usage (VUID-VkBufferCreateInfo-size-06409,
@@ -159,7 +159,7 @@ void Buffer::upload(const void* data, uint64_t bytes, uint64_t offset) try {
   checkRange(impl_.get(), bytes, offset, "upload");
   checkHostPointer(data, bytes, "upload");
   if (!bytes) return;
-  auto& d = impl_->device->impl();
+  auto& d = detail::Access::impl(*impl_->device);
   auto staging = allocateBuffer(impl_->device, std::min(bytes, kStagingChunk), true);
   for (uint64_t done = 0; done < bytes; done += kStagingChunk) {
     uint64_t n = std::min(kStagingChunk, bytes - done);
@@ -178,7 +178,7 @@ void Buffer::download(void* data, uint64_t bytes, uint64_t offset) const try {
   checkRange(impl_.get(), bytes, offset, "download");
   checkHostPointer(data, bytes, "download");
   if (!bytes) return;
-  auto& d = impl_->device->impl();
+  auto& d = detail::Access::impl(*impl_->device);
   auto staging = allocateBuffer(impl_->device, std::min(bytes, kStagingChunk), true);
   for (uint64_t done = 0; done < bytes; done += kStagingChunk) {
     uint64_t n = std::min(kStagingChunk, bytes - done);
@@ -203,7 +203,7 @@ void Buffer::fill(uint32_t word, uint64_t bytes, uint64_t offset) try {
   if (offset % 4 || bytes % 4)
     throw Error(ErrorCode::InvalidArgument, "Buffer", "fill", "offset and size must be multiples of 4");
   if (!bytes) return;
-  auto& d = impl_->device->impl();
+  auto& d = detail::Access::impl(*impl_->device);
   d.submitAndWait([&](VkCommandBuffer cmd) {
     d.vk.vkCmdFillBuffer(cmd, impl_->buffer, offset, bytes, word);
     barrierAll(d.vk, cmd);
