@@ -9,8 +9,8 @@
 #     network totals, $OUT/issue18.png. -> $OUT/compare_issue18.md
 #  3. One process each, auto, every convolution: "one" with nothing before;
 #     "churn" after --churn-gib $ISSUE18_CHURN_GIB; "datamove" after the
-#     data-movement cases (the original reproducer); then the same with
-#     VKDML_ALLOCATION=align2m or dedicated, and the churn with a pause.
+#     data-movement cases (the original reproducer); the churn followed by
+#     5 s of idle GPU, and the idle GPU with a long warm-up per case.
 #     -> $OUT/issue18_<label>.json, and compare_torch.py --history-only
 #     puts them side by side with 1. -> $OUT/history_issue18.md
 # ISSUE18_DEADLINE_S (seconds from the script's start, default 540) bounds
@@ -61,14 +61,14 @@ stamp "issue18: compare_torch.py"
 
 # 3. One process each.
 history=()
-one() {  # label, VKDML_ALLOCATION, bench arguments
-  local label=$1 allocation=$2
-  shift 2
+one() {  # label, bench arguments
+  local label=$1
+  shift
   if [ $((DEADLINE - ${ISSUE18_RUN_S:-45} - $(elapsed))) -lt 0 ]; then
     stamp "issue18: $label left out (time)"
     return
   fi
-  VKDML_ALLOCATION=$allocation timeout $((DEADLINE + 30 - $(elapsed))) \
+  timeout $((DEADLINE + 30 - $(elapsed))) \
     $B --path auto --json $OUT/issue18_$label.json "$@" > $OUT/issue18_$label.txt 2>&1
   echo "$label: exit $?"
   grep -E "^churn|rror" $OUT/issue18_$label.txt
@@ -79,15 +79,11 @@ one() {  # label, VKDML_ALLOCATION, bench arguments
 all="conv "
 moves="join |slice1 |scatter |diag |conv "
 churn=${ISSUE18_CHURN_GIB:-24}
-one one "" --filter "$all"
-one churn "" --filter "$all" --churn-gib $churn
-one datamove "" --filter "$moves" --exclude latency
-one datamove_align2m align2m --filter "$moves" --exclude latency
-one churn_align2m align2m --filter "$all" --churn-gib $churn
-one datamove_dedicated dedicated --filter "$moves" --exclude latency
-one churn_dedicated dedicated --filter "$all" --churn-gib $churn
-one churn_wait5s "" --filter "$all" --churn-gib $churn --churn-wait-ms 5000
-one one_align2m_dedicated align2m,dedicated --filter "$all"
+one one --filter "$all"
+one churn --filter "$all" --churn-gib $churn
+one datamove --filter "$moves" --exclude latency
+one churn_wait5s --filter "$all" --churn-gib $churn --churn-wait-ms 5000
+one wait5s_warm --filter "$all" --churn-gib 0 --churn-wait-ms 5000 --warmup ${ISSUE18_LONG_WARMUP:-200}
 
 python3 bench/compare_torch.py $OUT/issue18_fresh.json --markdown --history-only "${history[@]}" 2>&1 |
   tee $OUT/history_issue18.md

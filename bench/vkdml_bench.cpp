@@ -12,8 +12,8 @@
 // paths; auto (only where listed) compiles convolutions with the default
 // options. --list prints the selected cases' names (the text --filter
 // matches) without running them. --churn-gib allocates, fills and frees
-// that much device memory before the cases (bench/memory.hpp), then waits
-// --churn-wait-ms.
+// that much device memory before the cases (bench/memory.hpp); then the GPU
+// idles for --churn-wait-ms (with or without a churn).
 #include <volk.h>
 
 #include <vkdml/vkdml.hpp>
@@ -300,10 +300,8 @@ int main(int argc, char** argv) {
                 options.large ? "large" : "default", options.reps, options.warmup);
     if (options.memoryInfo) bench::printMemoryInfo(*device);
     std::vector<vkdml::Buffer> keptByChurn;
-    if (options.churnGib > 0) {
-      keptByChurn = bench::churn(*device, options.churnGib);
-      std::this_thread::sleep_for(std::chrono::milliseconds(options.churnWaitMs));
-    }
+    if (options.churnGib > 0) keptByChurn = bench::churn(*device, options.churnGib);
+    std::this_thread::sleep_for(std::chrono::milliseconds(options.churnWaitMs));  // the GPU idles
     Timer timer(*device);
     ComputeCopy computeCopy(*device);
     std::vector<Result> results;

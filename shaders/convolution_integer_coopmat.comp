@@ -42,7 +42,7 @@
 // device).
 //
 // The geometry and the flags are specialization constants (set by
-// runtime/convolution_integer.cpp), not read from ConvParams: the driver
+// runtime/ops/convolution_integer_plan.cpp), not read from ConvParams: the driver
 // folds them into the staging code, whose instruction count and registers
 // bound this kernel (a 1x1 kernel steps k as c alone, taps that cannot reach
 // padding skip the range checks, unneeded zero-point sums vanish).

@@ -10,7 +10,7 @@
 // invocations write neighbouring chunks. Defines: INDEX_BITS (32 or 64).
 //
 // The geometry is specialization constants (set by
-// runtime/convolution_integer.cpp), as in the GEMM kernel: the driver turns
+// runtime/ops/convolution_integer_plan.cpp), as in the GEMM kernel: the driver turns
 // the divisions that split chunk and k indices into multiplies and drops
 // the range checks of taps that cannot reach padding.
 #include "convolution_integer.glsl"

@@ -675,10 +675,26 @@ TEST_CASE("convolution_integer: validation rules") {
   }
 }
 
+namespace {
+// Device::create refuses `value` in the environment variable `variable`
+// (a Device reads it once, when created), naming both.
+void refusedAtDeviceCreation(const char* variable, const std::string& value) {
+  test::ScopedEnvironment environment(variable, value);
+  try {
+    test::createDevice();
+    FAIL("accepted " << variable << "=" << value);
+  } catch (const vkdml::Error& error) {
+    CHECK(error.code() == vkdml::ErrorCode::InvalidArgument);
+    CHECK(error.field() == variable);
+    CHECK(std::string(error.what()).find("\"" + value + "\"") != std::string::npos);
+  }
+}
+}  // namespace
+
 // The path options: each path compiles to its own kernel where the device
 // has it and is refused with Unsupported, naming the option, where it does
-// not; $VKDML_CONVOLUTION_PATH picks the path of an Auto compile and must
-// name a path. (Every path's results are checked by the ctest entries that
+// not; $VKDML_CONVOLUTION_PATH, read when a Device is created, picks the
+// path of its Auto compiles and must name a path. (Every path's results are checked by the ctest entries that
 // rerun the cases above through it: "dot:convolution_integer: ..." etc.)
 TEST_CASE("convolution_integer: paths: options, the environment variable, refusals") {
   Tensor input(U8, {1, 64, 8, 8}), filter(I8, {64, 64, 3, 3}), output(I32, {1, 64, 8, 8});
@@ -733,26 +749,57 @@ TEST_CASE("convolution_integer: paths: options, the environment variable, refusa
     CHECK(error.field() == "CompileOptions.convolutionPath");
   }
 
-  // The environment variable (restored afterwards: the runner may have set it).
-  const char* saved = std::getenv("VKDML_CONVOLUTION_PATH");
-  const std::string savedValue = saved ? saved : "";
-  setenv("VKDML_CONVOLUTION_PATH", "portable", 1);
-  CHECK(device.compileOperator(op).kernelNames().at(0) == "convolution_integer_xu8_wi8_i32");
-  // An explicit option wins over the environment.
-  if (info.integerDotProduct)
-    CHECK(device.compileOperator(op, {vkdml::ConvolutionPath::DotProduct}).kernelNames().at(0).find("_dot") !=
-          std::string::npos);
-  setenv("VKDML_CONVOLUTION_PATH", "fastest", 1);
+  // The environment variable (restored afterwards: the runner may have set
+  // it), read by each Device when it is created.
+  const std::vector<std::string> before = device.compileOperator(op).kernelNames();
+  {
+    test::ScopedEnvironment environment("VKDML_CONVOLUTION_PATH", "portable");
+    std::shared_ptr<vkdml::Device> fresh = test::createDevice();
+    CHECK(fresh->compileOperator(op).kernelNames().at(0) == "convolution_integer_xu8_wi8_i32");
+    // An explicit option wins over the environment.
+    if (info.integerDotProduct)
+      CHECK(fresh->compileOperator(op, {vkdml::ConvolutionPath::DotProduct}).kernelNames().at(0).find("_dot") !=
+            std::string::npos);
+    // A Device created before keeps what it read then.
+    CHECK(device.compileOperator(op).kernelNames() == before);
+  }
+  refusedAtDeviceCreation("VKDML_CONVOLUTION_PATH", "fastest");
+}
+
+// Which operands the cooperative-matrix paths pack: CompileOptions, else
+// $VKDML_CONVOLUTION_PACKING when the Device was created (0, b or ab), else
+// the shape decides. (The ctest entries "coopmat-emulated-packing-b: ..."
+// etc. check results with each choice.)
+TEST_CASE("convolution_integer: packing: options, the environment variable, refusals") {
+  Tensor input(U8, {1, 64, 8, 8}), filter(I8, {64, 64, 3, 3}), output(I32, {1, 64, 8, 8});
+  Conv conv{{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1};
+  vkdml::Device& device = test::device();
+  vkdml::Operator op = device.createOperator(conv.make(input, nullptr, filter, nullptr, output));
+  if (device.info().maxComputeSharedMemorySize < vkdml::shader::coopmatSharedBytes(128) ||
+      !device.info().subgroupShuffleRelative) {
+    MESSAGE("skipped: the device cannot run the cooperative-matrix kernel");
+    return;
+  }
+  const vkdml::ConvolutionPath path = vkdml::ConvolutionPath::CooperativeMatrixEmulated;
+  auto packs = [&](vkdml::Device& d, vkdml::ConvolutionPacking packing) {
+    const std::vector<std::string> kernels = d.compileOperator(op, {path, packing}).kernelNames();
+    return kernels.front().rfind("convolution_integer_pack", 0) == 0;
+  };
+  CHECK(!packs(device, vkdml::ConvolutionPacking::None));
+  CHECK(packs(device, vkdml::ConvolutionPacking::Filter));
+  CHECK(packs(device, vkdml::ConvolutionPacking::Both));
   try {
-    device.compileOperator(op);
-    FAIL("accepted an unknown path");
+    device.compileOperator(op, {path, static_cast<vkdml::ConvolutionPacking>(7)});
+    FAIL("accepted an unknown packing value");
   } catch (const vkdml::Error& error) {
     CHECK(error.code() == vkdml::ErrorCode::InvalidArgument);
-    CHECK(error.field() == "VKDML_CONVOLUTION_PATH");
-    CHECK(std::string(error.what()).find("\"fastest\"") != std::string::npos);
+    CHECK(error.field() == "CompileOptions.convolutionPacking");
   }
-  if (saved)
-    setenv("VKDML_CONVOLUTION_PATH", savedValue.c_str(), 1);
-  else
-    unsetenv("VKDML_CONVOLUTION_PATH");
+  {
+    test::ScopedEnvironment environment("VKDML_CONVOLUTION_PACKING", "0");
+    std::shared_ptr<vkdml::Device> fresh = test::createDevice();
+    CHECK(!packs(*fresh, vkdml::ConvolutionPacking::Auto));
+    CHECK(packs(*fresh, vkdml::ConvolutionPacking::Filter));  // the option wins
+  }
+  refusedAtDeviceCreation("VKDML_CONVOLUTION_PACKING", "ba");
 }

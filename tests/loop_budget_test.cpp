@@ -1,4 +1,4 @@
-// The loop budget (runtime/internal.hpp, kLoopBudget): lavapipe ends a
+// The loop budget (runtime/core/plan.hpp, kLoopBudget): lavapipe ends a
 // shader's loops after 65535 passes per batch of invocations, silently, so
 // every planner models its kernels' loops and shapes its dispatches to stay
 // within the budget on every device. These tests plan (without running)
@@ -7,7 +7,7 @@
 // operators' own tests run the split shapes that lavapipe can run quickly.
 // The "copy plan" cases check which data movement a CPU device (lavapipe)
 // does with transfer commands instead of the copy kernel, region by region.
-#include "../runtime/internal.hpp"
+#include "../runtime/core/internal.hpp"
 
 #include "support.hpp"
 
@@ -60,7 +60,7 @@ std::vector<Dispatch> planWithinBudget(const DML_OPERATOR_DESC& desc, const vkdm
   const vkdml::Operator op = test::device().createOperator(desc);
   vkdml::CompileOptions options;
   options.convolutionPath = path;
-  const std::vector<Dispatch> dispatches = op.plan().plan(device, options);
+  const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(device, options, {});
   REQUIRE_FALSE(dispatches.empty());
   // The first dispatch of each kernel over the budget or outside Vulkan's least grid, if any.
   std::vector<std::string> wrong;
@@ -242,7 +242,7 @@ TEST_CASE("loop_budget: data movement at the extremes") {
 
 namespace {
 // A CPU device (lavapipe) with the H200-like limits: data movement whose
-// runs are long takes transfer commands there (runtime/copy.hpp, planTransfer).
+// runs are long takes transfer commands there (runtime/core/copy.hpp, planTransfer).
 vkdml::DeviceInfo cpuDevice() {
   vkdml::DeviceInfo info = fullDevice();
   info.name = "CPU";
@@ -263,7 +263,7 @@ std::vector<std::pair<std::pair<uint32_t, uint32_t>, Regions>> transfersOf(const
 }
 
 std::vector<Dispatch> planFor(const DML_OPERATOR_DESC& desc, const vkdml::DeviceInfo& device) {
-  return test::device().createOperator(desc).plan().plan(device, {});
+  return vkdml::detail::Access::plan(test::device().createOperator(desc)).plan(device, {}, {});
 }
 
 struct Slice {

@@ -24,20 +24,26 @@ std::shared_ptr<vkdml::Device>& deviceSlot() {
   return slot;
 }
 
+// The test device's options: validation on (unless VKDML_VALIDATION=0), and
+// each message a failed check.
+vkdml::DeviceOptions testDeviceOptions() {
+  vkdml::DeviceOptions options;
+  const char* env = std::getenv("VKDML_VALIDATION");
+  options.validation = !(env && std::string(env) == "0");
+  options.onValidationMessage = [](const char* message) {
+    std::fprintf(stderr, "validation: %s\n", message);
+    if (doctest::is_running_in_test)
+      FAIL_CHECK("Vulkan validation message: " << message);
+    else
+      ++messagesOutsideTests();
+  };
+  return options;
+}
+
 std::shared_ptr<vkdml::Device> sharedDevice() {
   auto& slot = deviceSlot();
   if (!slot) {
-    vkdml::DeviceOptions options;
-    const char* env = std::getenv("VKDML_VALIDATION");
-    options.validation = !(env && std::string(env) == "0");
-    options.onValidationMessage = [](const char* message) {
-      std::fprintf(stderr, "validation: %s\n", message);
-      if (doctest::is_running_in_test)
-        FAIL_CHECK("Vulkan validation message: " << message);
-      else
-        ++messagesOutsideTests();
-    };
-    slot = vkdml::Device::create(options);
+    slot = vkdml::Device::create(testDeviceOptions());
     static bool told = false;
     if (!told) {
       told = true;
@@ -46,6 +52,21 @@ std::shared_ptr<vkdml::Device> sharedDevice() {
     }
   }
   return slot;
+}
+
+std::shared_ptr<vkdml::Device> createDevice() {
+  return vkdml::Device::create(testDeviceOptions());
+}
+
+ScopedEnvironment::ScopedEnvironment(std::string variable, const std::string& value) : name(std::move(variable)) {
+  if (const char* old = std::getenv(name.c_str())) previous = old;
+  setenv(name.c_str(), value.c_str(), 1);
+}
+ScopedEnvironment::~ScopedEnvironment() {
+  if (previous)
+    setenv(name.c_str(), previous->c_str(), 1);
+  else
+    unsetenv(name.c_str());
 }
 
 vkdml::Device& device() {

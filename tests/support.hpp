@@ -19,28 +19,23 @@
 
 namespace test {
 
-// Sets an environment variable for the scope.
-struct ScopedEnvironment {
-  std::string name;
-  std::optional<std::string> previous;
-  ScopedEnvironment(std::string variable, const std::string& value) : name(std::move(variable)) {
-    if (const char* old = std::getenv(name.c_str())) previous = old;
-    setenv(name.c_str(), value.c_str(), 1);
-  }
-  ~ScopedEnvironment() {
-    if (previous)
-      setenv(name.c_str(), previous->c_str(), 1);
-    else
-      unsetenv(name.c_str());
-  }
-  ScopedEnvironment(const ScopedEnvironment&) = delete;
-  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
-};
-
 // The process-wide device: VKDML_DEVICE picks it (default lavapipe on a
 // machine without a GPU), validation is on where the layers are installed.
 vkdml::Device& device();
 std::shared_ptr<vkdml::Device> sharedDevice();
+// A new Device with the test device's options: one that reads the
+// environment as it is now (a Device reads it once, when created).
+std::shared_ptr<vkdml::Device> createDevice();
+
+// Sets an environment variable for the scope.
+struct ScopedEnvironment {
+  std::string name;
+  std::optional<std::string> previous;
+  ScopedEnvironment(std::string variable, const std::string& value);
+  ~ScopedEnvironment();
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+};
 
 // A tensor on the host: its descriptor (sizes, optional strides) and the
 // bytes of its whole footprint (TotalTensorSizeInBytes).
@@ -80,7 +75,7 @@ std::vector<uint32_t> packedStrides(const std::vector<uint32_t>& sizes);
 std::vector<uint32_t> randomStrides(std::mt19937_64& rng, const std::vector<uint32_t>& sizes, bool allowBroadcast);
 
 // Copies through the copy kernel even on a CPU device, which would take
-// transfer commands (runtime/copy.hpp, planTransfer): for the tests of what
+// transfer commands (runtime/core/copy.hpp, planTransfer): for the tests of what
 // only the kernel plan has (ScatterND's mask in binding-table scratch).
 struct KernelCopies : ScopedEnvironment {
   KernelCopies() : ScopedEnvironment("VKDML_COPY_PATH", "kernel") {}

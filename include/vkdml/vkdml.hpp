@@ -88,6 +88,11 @@ struct DeviceOptions {
   // not a Vulkan pipeline cache at all (too short for its header, an unknown
   // header) is an InvalidArgument error.
   std::vector<uint8_t> pipelineCacheData;
+  // Print the driver's statistics of each pipeline compiled (registers,
+  // spills, ...) to stderr, where the device has
+  // VK_KHR_pipeline_executable_properties: for kernel tuning. Also enabled by
+  // $VKDML_PIPELINE_STATISTICS=1.
+  bool pipelineStatistics = false;
 };
 
 struct DeviceInfo {
@@ -122,6 +127,9 @@ struct DeviceInfo {
 
 class Device;
 class Buffer;
+namespace detail {
+struct Access;  // the runtime's way to the objects behind the handles (runtime/core/access.hpp)
+}  // namespace detail
 
 // A device-local buffer with a device address. Its storage lives as long as
 // any copy of the handle.
@@ -140,11 +148,10 @@ class VKDML_API Buffer {
   void fill(uint32_t word, uint64_t bytes, uint64_t offset = 0);  // vkCmdFillBuffer
 
   struct Impl;
-  Impl* impl() const { return impl_.get(); }                  // internal
-  std::shared_ptr<Impl> sharedImpl() const { return impl_; }  // internal
 
  private:
   friend class Device;
+  friend struct detail::Access;
   explicit Buffer(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<Impl> impl_;
 };
@@ -153,7 +160,7 @@ class VKDML_API Buffer {
 // (DML_BINDING_TYPE_NONE), which only optional tensors accept.
 // How DML_CONVOLUTION_INTEGER runs its implicit GEMM.
 enum class ConvolutionPath {
-  Auto,               // $VKDML_CONVOLUTION_PATH if set, else the fastest the device has
+  Auto,               // $VKDML_CONVOLUTION_PATH when the Device was created, else the fastest the device has
   Portable,           // 8-bit loads, int32 multiply-adds: every device
   DotProduct,         // packed 4x8-bit dot products (VK_KHR_shader_integer_dot_product)
   CooperativeMatrix,  // int8 cooperative matrices (VK_NV_cooperative_matrix)
@@ -165,8 +172,20 @@ enum class ConvolutionPath {
 // Names as in $VKDML_CONVOLUTION_PATH: "auto", "portable", "dot", "coopmat", "coopmat-emulated".
 VKDML_API const char* toString(ConvolutionPath path);
 
+// Which operands the cooperative-matrix paths of DML_CONVOLUTION_INTEGER
+// pack into the temporary resource before the GEMM (the other paths ignore
+// it). Where the packed operands would not fit the packing budget, the GEMM
+// gathers them itself whatever this says.
+enum class ConvolutionPacking {
+  Auto,    // $VKDML_CONVOLUTION_PACKING when the Device was created ("0", "b" or "ab"), else by shape
+  None,    // "0": the GEMM gathers both operands
+  Filter,  // "b": the filter
+  Both,    // "ab": the filter and the im2col matrix of the input
+};
+
 struct CompileOptions {
   ConvolutionPath convolutionPath = ConvolutionPath::Auto;
+  ConvolutionPacking convolutionPacking = ConvolutionPacking::Auto;
 };
 
 struct BufferBinding {
@@ -187,11 +206,11 @@ class VKDML_API Operator {
   uint32_t inputCount() const;
   uint32_t outputCount() const;
   explicit operator bool() const { return plan_ != nullptr; }
-  const OperatorPlan& plan() const { return *plan_; }  // internal
 
  private:
   friend class Device;
   friend class CompiledOperator;
+  friend struct detail::Access;
   explicit Operator(std::shared_ptr<const OperatorPlan> plan) : plan_(std::move(plan)) {}
   std::shared_ptr<const OperatorPlan> plan_;
 };
@@ -360,9 +379,9 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
   uint64_t validationMessageCount() const noexcept;
 
   struct Impl;
-  Impl& impl() const { return *impl_; }
 
  private:
+  friend struct detail::Access;
   Device();
   std::unique_ptr<Impl> impl_;
 };

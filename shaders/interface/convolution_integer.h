@@ -1,6 +1,6 @@
 // DML_CONVOLUTION_INTEGER's kernels (convolution_integer.comp,
 // convolution_integer_coopmat.comp, convolution_integer_pack.comp) and
-// runtime/convolution_integer.cpp: the parameter block, its flags, the
+// runtime/ops/convolution_integer_plan.cpp: the parameter block, its flags, the
 // specialization constants and the cooperative-matrix kernel's tile.
 #ifndef VKDML_INTERFACE_CONVOLUTION_INTEGER_H
 #define VKDML_INTERFACE_CONVOLUTION_INTEGER_H
@@ -54,7 +54,7 @@ const uint K_WHOLE_STEPS = 256u;        // Kg is a multiple of the kernel's K st
 const uint OUTPUT_M_QUADS = 512u;
 const uint K_TWO_STEPS = 1024u;  // Kg takes exactly two K steps of the kernel
 // How the host split the work where one invocation's loops would run too
-// long (runtime/convolution_integer.cpp, splitGemm), for both kernels
+// long (runtime/ops/convolution_integer_plan.cpp, splitGemm), for both kernels
 // specialization constants (0 as always elsewhere): K_CHUNKED, the dispatch
 // takes a chunk of K (ConvParams.kBegin, kLength), one dispatch per chunk;
 // ACCUMULATE, it adds its sums to the output's values (a later chunk: 32-bit

@@ -1,4 +1,4 @@
-// copy.comp (runtime/copy.cpp): the strided copy of segments.
+// copy.comp (runtime/core/copy.cpp): the strided copy of segments.
 #ifndef VKDML_INTERFACE_COPY_H
 #define VKDML_INTERFACE_COPY_H
 #include "common.h"

@@ -1,4 +1,4 @@
-// scatter_nd.comp (runtime/scatter_nd.cpp): ScatterND's scatter, after a copy.
+// scatter_nd.comp (runtime/ops/scatter_nd.cpp): ScatterND's scatter, after a copy.
 #ifndef VKDML_INTERFACE_SCATTER_ND_H
 #define VKDML_INTERFACE_SCATTER_ND_H
 #include "common.h"

@@ -6,8 +6,9 @@
 // clone + index_put, which copies them and then overwrites them).
 #include <algorithm>
 
-#include "copy.hpp"
+#include "core/copy.hpp"
 #include "interface/scatter_nd.h"
+#include "operators.hpp"
 
 namespace vkdml {
 namespace detail {
@@ -83,7 +84,7 @@ struct ScatterNdPlan : OperatorPlan {
     return slice > 1 && slice * output.elementSize >= kMaskedSliceBytes ? targets : 0;
   }
 
-  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions&, const PlanDefaults&) const override {
     const uint32_t dc = input.rank;
     const uint32_t k = indices.sizes[dc - 1];
     const uint32_t sliceDims = inputDims - k;

@@ -6,7 +6,7 @@
 #include <map>
 #include <mutex>
 
-#include "internal.hpp"
+#include "vulkan.hpp"
 
 namespace vkdml {
 
@@ -45,6 +45,7 @@ struct Device::Impl {
   std::function<void(const char*)> onValidationMessage;
   std::atomic<uint64_t> validationMessages{0};
   DeviceInfo info;
+  detail::PlanDefaults planDefaults;  // read from the environment at creation
   VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceMemoryProperties memory{};
 
@@ -81,7 +82,10 @@ struct Device::Impl {
   VkShaderModule shaderModule(detail::Kernel kernel);
   std::shared_ptr<const detail::Pipeline> pipeline(detail::Kernel kernel, const shader::Specialization& specialization);
   void trimPipelines(size_t keep);  // with pipelinesMutex held
-  bool pipelineStatistics = false;  // $VKDML_PIPELINE_STATISTICS=1: print each pipeline's
+  // DeviceOptions::pipelineStatistics or $VKDML_PIPELINE_STATISTICS=1 asks
+  // for them; pipelineStatistics: the device has them, print each pipeline's.
+  bool wantPipelineStatistics = false;
+  bool pipelineStatistics = false;
   void printStatistics(detail::Kernel kernel, VkPipeline pipeline);
   void submitAndWait(const std::function<void(VkCommandBuffer)>& record);
   void destroy();
@@ -97,6 +101,11 @@ struct Buffer::Impl {
   bool owned = true;
   ~Impl();
 };
+
+namespace detail {
+// An empty VkPipelineCache, or one holding `initialData` (vk/pipeline.cpp).
+VkPipelineCache createPipelineCache(const Device::Impl& d, const std::vector<uint8_t>& initialData);
+}  // namespace detail
 
 #ifdef VKDML_KERNEL_OVERRIDE
 namespace detail {

@@ -1,7 +1,8 @@
 // DML_SLICE1: a strided window of the input (OPERATORS.md, "DML_SLICE1").
 #include <cstdlib>
 
-#include "copy.hpp"
+#include "core/copy.hpp"
+#include "operators.hpp"
 
 namespace vkdml {
 namespace detail {
@@ -12,7 +13,7 @@ constexpr const char* kOp = "DML_SLICE1";
 struct Slice1Plan : OperatorPlan {
   CopyBox box;
   TensorInfo input, output;
-  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions&, const PlanDefaults&) const override {
     if (auto transfer = planTransfer(kOp, {box}, output.elementSize, device)) return {*transfer};
     return {planCopy({box}, output.elementSize, std::max(input.footprintElements, output.footprintElements),
                      std::min(input.offsetAlignment, output.offsetAlignment))};

@@ -1,7 +1,8 @@
 // DML_DIAGONAL_MATRIX1 (OPERATORS.md, "DML_DIAGONAL_MATRIX1"): a stack of
 // matrices holding Value on a diagonal band and the input (or 0) elsewhere.
 #include "interface/diagonal_matrix1.h"
-#include "internal.hpp"
+#include "core/internal.hpp"
+#include "operators.hpp"
 
 namespace vkdml {
 namespace detail {
@@ -29,7 +30,7 @@ struct DiagonalMatrix1Plan : OperatorPlan {
   TensorInfo output;
   DiagonalParams params{};
 
-  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&, const PlanDefaults&) const override {
     bool index64 =
         output.footprintElements > (uint64_t(1) << 32) || (input && input->footprintElements > (uint64_t(1) << 32));
     DiagonalParams p = params;

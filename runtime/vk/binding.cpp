@@ -2,8 +2,8 @@
 // resources of a binding table (BindingProperties), and the initializer that
 // fills the persistent resource from the inputs flagged
 // DML_TENSOR_FLAG_OWNED_BY_DML.
+#include "core/guard.hpp"
 #include "device_impl.hpp"
-#include "guard.hpp"
 
 namespace vkdml {
 namespace detail {
@@ -77,7 +77,7 @@ namespace {
 // a multiple of `alignment`, or nothing (the table's own); checked against
 // everything else bound before the table changes.
 void bindResource(BindingTable::Impl& t, const BufferBinding& binding, bool persistent) {
-  const OperatorPlan& plan = t.op->op.plan();
+  const OperatorPlan& plan = detail::Access::plan(t.op->op);
   const char* name = persistent ? "persistent resource" : "temporary resource";
   std::optional<BoundRange> next;
   if (binding.buffer && *binding.buffer)
@@ -119,7 +119,7 @@ void CompiledOperator::recordInitializer(VkCommandBuffer cmd, const BindingTable
     throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "recordInitializer", "the compiled operator is empty");
   if (!cmd)
     throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "recordInitializer", "the command buffer is null");
-  const OperatorPlan& plan = impl_->op.plan();
+  const OperatorPlan& plan = detail::Access::plan(impl_->op);
   BindingTable::Impl* t = bindings.impl_.get();
   if (!t || t->op.get() != impl_.get())
     detail::throwInvalid(plan.name, "bindings", "the binding table was created by another compiled operator");
@@ -129,7 +129,7 @@ void CompiledOperator::recordInitializer(VkCommandBuffer cmd, const BindingTable
                            "is DML_TENSOR_FLAG_OWNED_BY_DML: the initializer reads it, so bind it (bindInputs) first");
   if (!impl_->hasInitializer()) return;
   const BoundRange persistent = *detail::persistentRange(*t);
-  auto& d = impl_->device->impl();
+  auto& d = detail::Access::impl(*impl_->device);
   // Earlier executions may still read the persistent resource.
   detail::barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
                   VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -168,6 +168,138 @@ void Device::initialize(const CompiledOperator& op, const BindingTable& bindings
   impl_->submitAndWait([&](VkCommandBuffer cmd) { op.recordInitializer(cmd, bindings); });
 } catch (...) {
   detail::rethrowAsError("Device", "initialize");
+}
+
+namespace {
+// Checks each binding of one side (inputs or outputs) against its slot's
+// tensor; returns what the slots would hold. Changes nothing.
+std::vector<std::optional<BoundRange>> resolve(const BindingTable::Impl& t, const std::vector<detail::Slot>& slots,
+                                               const std::vector<BufferBinding>& bindings, const char* what) {
+  const char* op = detail::Access::plan(t.op->op).name;
+  if (bindings.size() != slots.size())
+    detail::throwInvalid(op, what, detail::concat("expects ", slots.size(), " bindings, got ", bindings.size()));
+  std::vector<std::optional<BoundRange>> resolved;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const auto& slot = slots[i];
+    const BufferBinding& b = bindings[i];
+    std::string field = detail::concat(what, "[", i, "] (", slot.name, ")");
+    BoundRange range;
+    if (!slot.tensor) {
+      if (b.buffer && *b.buffer)
+        detail::throwInvalid(op, field, "the descriptor leaves this tensor out, so bind nothing (buffer = nullptr)");
+    } else if (!b.buffer || !*b.buffer) {
+      // With owned inputs, a table serves initialization (which needs
+      // those alone) and executions (which need all but those): record()
+      // checks what each needs.
+      if (!t.op->hasInitializer()) detail::throwInvalid(op, field, "is required but bound to no buffer");
+    } else {
+      const detail::TensorInfo& tensor = *slot.tensor;
+      range = detail::resolveRange(op, field, *t.op->device, b, tensor.offsetAlignment, tensor.totalBytes,
+                                   "TotalTensorSizeInBytes");
+    }
+    resolved.push_back(std::move(range));
+  }
+  return resolved;
+}
+
+// Binds one side: the whole call is checked before the table changes, so
+// a rejected call leaves it as it was.
+void bindSide(BindingTable::Impl& t, const std::vector<detail::Slot>& slots, size_t first,
+              const std::vector<BufferBinding>& bindings, const char* what) {
+  std::vector<std::optional<BoundRange>> resolved = resolve(t, slots, bindings, what);
+  std::vector<std::optional<BoundRange>> next = t.slots;
+  std::move(resolved.begin(), resolved.end(), next.begin() + static_cast<std::ptrdiff_t>(first));
+  detail::checkOverlaps(detail::Access::plan(t.op->op), next, t.temporary, t.persistent);
+  t.slots = std::move(next);
+  detail::publishAddresses(t);
+}
+}  // namespace
+
+namespace detail {
+BoundRange resolveRange(const char* op, const std::string& field, const Device& device, const BufferBinding& b,
+                        uint64_t alignment, uint64_t required, const char* requiredName) {
+  const Buffer::Impl* buffer = detail::Access::impl(*b.buffer);
+  if (buffer->device.get() != &device) throwInvalid(op, field, "the buffer belongs to another device");
+  if (b.offset % alignment)
+    throwInvalid(op, field + ".Offset", concat("must be a multiple of ", alignment, ", not ", b.offset));
+  if (b.sizeInBytes < required)
+    throwInvalid(op, field + ".SizeInBytes",
+                 concat("must cover ", requiredName, " = ", required, ", not ", b.sizeInBytes));
+  if (b.offset > buffer->size || b.sizeInBytes > buffer->size - b.offset)
+    throwInvalid(op, field,
+                 concat("range of ", b.sizeInBytes, " bytes at offset ", b.offset, " exceeds the buffer's ",
+                        buffer->size, " bytes"));
+  return {detail::Access::sharedImpl(*b.buffer), b.offset, buffer->address + b.offset, required};
+}
+
+// An output may not overlap an input: kernels read inputs while they write
+// the output, in no defined order, so any overlap gives wrong answers. The
+// one exception is the in-place execution an operator declares
+// (OperatorPlan::inPlace): the output bound to exactly its input's range.
+// The temporary and persistent resources are written while every tensor is
+// read or written: they overlap nothing.
+void checkOverlaps(const OperatorPlan& plan, const std::vector<std::optional<BoundRange>>& slots,
+                   const std::optional<BoundRange>& temporary, const std::optional<BoundRange>& persistent) {
+  auto overlap = [](const BoundRange& a, const BoundRange& b) {
+    return a.bytes && b.bytes && a.address < b.address + b.bytes && b.address < a.address + a.bytes;
+  };
+  auto where = [](const BoundRange& a, const BoundRange& b) {
+    return concat(a.bytes, " bytes at offset ", a.offset, " overlap ", "%s, ", b.bytes, " bytes at offset ", b.offset,
+                  a.buffer == b.buffer ? " of the same buffer" : " of an aliasing buffer");
+  };
+  auto name = [&](size_t slot) {
+    return slot < plan.inputs.size() ? concat("inputs[", slot, "] (", plan.inputs[slot].name, ")")
+                                     : concat("outputs[", slot - plan.inputs.size(), "] (",
+                                              plan.outputs[slot - plan.inputs.size()].name, ")");
+  };
+  auto fill = [](std::string text, const std::string& what) { return text.replace(text.find("%s"), 2, what); };
+  const size_t outputsBegin = plan.inputs.size();
+  for (size_t o = outputsBegin; o < slots.size(); ++o) {
+    if (!slots[o]) continue;
+    for (size_t i = 0; i < outputsBegin; ++i) {
+      if (!slots[i] || !overlap(*slots[o], *slots[i])) continue;
+      if (plan.inPlace && plan.inPlace->first == i && plan.inPlace->second == o &&
+          slots[i]->address == slots[o]->address)
+        continue;
+      std::string allowed = plan.inPlace ? concat("; only ", plan.outputs[plan.inPlace->second - outputsBegin].name,
+                                                  " bound to exactly the range of ",
+                                                  plan.inputs[plan.inPlace->first].name, " runs in place")
+                                         : "";
+      throwInvalid(
+          plan.name, name(o),
+          concat("its ", fill(where(*slots[o], *slots[i]), name(i)), ": an output must not overlap an input", allowed));
+    }
+  }
+  const std::pair<const std::optional<BoundRange>*, const char*> resources[] = {{&temporary, "temporary resource"},
+                                                                                {&persistent, "persistent resource"}};
+  for (const auto& [resource, resourceName] : resources) {
+    if (!*resource) continue;
+    for (size_t i = 0; i < slots.size(); ++i)
+      if (slots[i] && overlap(**resource, *slots[i]))
+        throwInvalid(plan.name, resourceName,
+                     concat("its ", fill(where(**resource, *slots[i]), name(i)),
+                            ": it must overlap no tensor bound to the table"));
+  }
+  if (temporary && persistent && overlap(*temporary, *persistent))
+    throwInvalid(
+        plan.name, "persistent resource",
+        concat("its ", fill(where(*persistent, *temporary), "the temporary resource"), ": the two must not overlap"));
+}
+}  // namespace detail
+
+void BindingTable::bindInputs(const std::vector<BufferBinding>& inputs) try {
+  if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "bindInputs", "the binding table is empty");
+  bindSide(*impl_, detail::Access::plan(impl_->op->op).inputs, 0, inputs, "inputs");
+} catch (...) {
+  detail::rethrowAsError("BindingTable", "bindInputs");
+}
+
+void BindingTable::bindOutputs(const std::vector<BufferBinding>& outputs) try {
+  if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "bindOutputs", "the binding table is empty");
+  const OperatorPlan& plan = detail::Access::plan(impl_->op->op);
+  bindSide(*impl_, plan.outputs, plan.inputs.size(), outputs, "outputs");
+} catch (...) {
+  detail::rethrowAsError("BindingTable", "bindOutputs");
 }
 
 }  // namespace vkdml

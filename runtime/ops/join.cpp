@@ -1,6 +1,7 @@
 // DML_JOIN: concatenation along one axis (OPERATORS.md, "DML_JOIN"), one
 // dispatch for all inputs.
-#include "copy.hpp"
+#include "core/copy.hpp"
+#include "operators.hpp"
 
 namespace vkdml {
 namespace detail {
@@ -13,7 +14,7 @@ struct JoinPlan : OperatorPlan {
   uint32_t elementSize = 0;
   uint64_t largestFootprint = 0;
   uint32_t baseAlignment = 0;  // the smallest of the tensors' offset alignments
-  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions&, const PlanDefaults&) const override {
     if (auto transfer = planTransfer(kOp, boxes, elementSize, device)) return {*transfer};
     return {planCopy(boxes, elementSize, largestFootprint, baseAlignment)};
   }

@@ -1,0 +1,135 @@
+#include "tensor.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "checked.hpp"
+
+namespace vkdml {
+namespace detail {
+
+bool TensorInfo::sameLayout(const TensorInfo& o) const {
+  if (rank != o.rank || elementSize != o.elementSize) return false;
+  for (uint32_t i = 0; i < rank; ++i)
+    if (sizes[i] != o.sizes[i] || (sizes[i] > 1 && strides[i] != o.strides[i])) return false;
+  return true;
+}
+
+std::string TensorInfo::shape() const {
+  return list(sizes.data(), rank);
+}
+
+namespace {
+// An output must not write one element twice. Exact detection is a
+// subset-sum problem, so the check is the usual sufficient one: sorted by
+// stride, each dimension's stride exceeds the span of all smaller ones.
+// It rejects the rare interleaved layouts that do not overlap either.
+bool mayOverlap(const TensorInfo& t) {
+  std::vector<std::pair<uint64_t, uint32_t>> dims;
+  for (uint32_t i = 0; i < t.rank; ++i)
+    if (t.sizes[i] > 1) dims.emplace_back(t.strides[i], t.sizes[i]);
+  std::sort(dims.begin(), dims.end());
+  uint64_t span = 0;  // largest offset reachable with the smaller dimensions
+  for (auto& [stride, size] : dims) {
+    if (stride <= span) return true;
+    span += stride * (size - 1);
+  }
+  return false;
+}
+}  // namespace
+
+std::optional<TensorInfo> readTensor(const char* op, const std::string& field, const DML_TENSOR_DESC* desc,
+                                     TensorRole role, bool optional) {
+  if (!desc) {
+    if (optional) return std::nullopt;
+    throwInvalid(op, field, "is required but null");
+  }
+  if (rawBits(desc->Type) != DML_TENSOR_TYPE_BUFFER)
+    throwInvalid(op, field + ".Type", concat("must be DML_TENSOR_TYPE_BUFFER (1), not ", rawBits(desc->Type)));
+  const auto* b = static_cast<const DML_BUFFER_TENSOR_DESC*>(desc->Desc);
+  if (!b) throwInvalid(op, field + ".Desc", "is null");
+  TensorInfo t;
+  const uint32_t dataType = rawBits(b->DataType);
+  if (dataType == DML_TENSOR_DATA_TYPE_UNKNOWN || dataType > DML_TENSOR_DATA_TYPE_INT64)
+    throwInvalid(op, field + ".DataType", concat("is not a valid data type (", dataType, ")"));
+  t.dataType = static_cast<DML_TENSOR_DATA_TYPE>(dataType);
+  t.elementSize = DMLElementSizeInBytes(t.dataType);
+  if (b->DimensionCount < 1 || b->DimensionCount > kMaxDims)
+    throwInvalid(op, field + ".DimensionCount", concat("must be 1..8, not ", b->DimensionCount));
+  if (!b->Sizes) throwInvalid(op, field + ".Sizes", "is null");
+  t.rank = b->DimensionCount;
+  t.packed = b->Strides == nullptr;
+  t.elementCount = 1;
+  for (uint32_t i = 0; i < t.rank; ++i) {
+    if (b->Sizes[i] < 1)
+      throwInvalid(op, concat(field, ".Sizes[", i, "]"),
+                   concat("must be >= 1, not 0 (Sizes ", list(b->Sizes, t.rank), ")"));
+    t.sizes[i] = b->Sizes[i];
+    t.elementCount *= b->Sizes[i];
+    if (t.elementCount > kMaxElements)
+      throwInvalid(op, field + ".Sizes",
+                   concat("holds more than 2^32 - 1 elements (Sizes ", list(b->Sizes, t.rank), ")"));
+  }
+  uint64_t stride = 1;
+  for (uint32_t i = t.rank; i-- > 0;) {
+    t.strides[i] = b->Strides ? b->Strides[i] : stride;
+    stride *= t.sizes[i];
+  }
+  // DMLCalcBufferTensorSize computes the same minimum but wraps: strides
+  // can make it pass 2^64 bytes.
+  Checked footprint = 1;
+  for (uint32_t i = 0; i < t.rank; ++i) footprint += Checked(t.sizes[i] - 1) * t.strides[i];
+  const std::string layout =
+      concat("(Sizes ", t.shape(), b->Strides ? concat(", Strides ", list(b->Strides, t.rank)) : "", ", ",
+             dataTypeName(t.dataType), ")");
+  t.footprintElements = footprint.get(op, field + ".Strides", "the offset of the last element " + layout);
+  const uint64_t minimum =
+      (footprint * t.elementSize).roundUp(4).get(op, field + ".Strides", "the size in bytes " + layout);
+  if (b->TotalTensorSizeInBytes < minimum)
+    throwInvalid(op, field + ".TotalTensorSizeInBytes",
+                 concat("must be >= ", minimum, " (the size its Sizes", b->Strides ? " and Strides" : "",
+                        " imply, rounded up to 4), not ", b->TotalTensorSizeInBytes));
+  t.totalBytes = b->TotalTensorSizeInBytes;
+  uint32_t align = b->GuaranteedBaseOffsetAlignment;
+  if (align != 0 && ((align & (align - 1)) != 0 || align < t.elementSize))
+    throwInvalid(op, field + ".GuaranteedBaseOffsetAlignment",
+                 concat("must be 0 or a power of two >= the element size ", t.elementSize, ", not ", align));
+  t.offsetAlignment = align ? align : DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT;
+  const uint32_t flags = rawBits(b->Flags);
+  if (flags & ~static_cast<unsigned>(DML_TENSOR_FLAG_OWNED_BY_DML))
+    throwInvalid(op, field + ".Flags", concat("has unknown bits (", flags, ")"));
+  t.owned = (flags & DML_TENSOR_FLAG_OWNED_BY_DML) != 0;
+  if (role == TensorRole::Output) {
+    if (flags & DML_TENSOR_FLAG_OWNED_BY_DML)
+      throwInvalid(op, field + ".Flags", "DML_TENSOR_FLAG_OWNED_BY_DML is for inputs only");
+    if (mayOverlap(t))
+      throwInvalid(op, field + ".Strides",
+                   concat("an output's elements must not overlap (Sizes ", t.shape(), ", Strides ",
+                          list(t.strides.data(), t.rank), ")"));
+  }
+  return t;
+}
+
+void requireRank(const char* op, const std::string& field, const TensorInfo& t, uint32_t minRank, uint32_t maxRank) {
+  if (t.rank < minRank || t.rank > maxRank)
+    throwInvalid(op, field + ".DimensionCount", concat("must be ", minRank, "..", maxRank, ", not ", t.rank));
+}
+
+void requireSameType(const char* op, const std::string& field, const TensorInfo& t, const std::string& otherField,
+                     const TensorInfo& other) {
+  if (t.dataType != other.dataType)
+    throwInvalid(op, field + ".DataType",
+                 concat("must match ", otherField, ".DataType (", dataTypeName(t.dataType), " vs ",
+                        dataTypeName(other.dataType), ")"));
+}
+
+void requireType(const char* op, const std::string& field, const TensorInfo& t,
+                 std::initializer_list<DML_TENSOR_DATA_TYPE> allowed) {
+  if (std::find(allowed.begin(), allowed.end(), t.dataType) != allowed.end()) return;
+  std::string names;
+  for (auto a : allowed) names += concat(names.empty() ? "" : ", ", dataTypeName(a));
+  throwInvalid(op, field + ".DataType", concat("must be one of ", names, ", not ", dataTypeName(t.dataType)));
+}
+
+}  // namespace detail
+}  // namespace vkdml

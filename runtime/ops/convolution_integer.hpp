@@ -1,0 +1,28 @@
+// DML_CONVOLUTION_INTEGER's plan: the descriptor's rules
+// (convolution_integer.cpp) fill it, its planner (convolution_integer_plan.cpp)
+// turns it into dispatches.
+#pragma once
+
+#include <optional>
+
+#include "core/internal.hpp"
+
+namespace vkdml {
+namespace detail {
+
+constexpr const char* kConvolutionIntegerOp = "DML_CONVOLUTION_INTEGER";
+
+struct ConvolutionIntegerPlan : OperatorPlan {
+  TensorInfo input, filter, output;
+  std::optional<TensorInfo> inputZeroPoint, filterZeroPoint;
+  uint32_t spatialDims = 2;
+  uint32_t strides[2] = {1, 1}, dilations[2] = {1, 1}, startPadding[2] = {0, 0};
+  uint32_t groups = 1;
+  bool index64 = false;
+
+  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions& options,
+                             const PlanDefaults& defaults) const override;
+};
+
+}  // namespace detail
+}  // namespace vkdml

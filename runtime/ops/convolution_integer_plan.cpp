@@ -1,0 +1,501 @@
+// DML_CONVOLUTION_INTEGER's planner (OPERATORS.md, "DML_CONVOLUTION_INTEGER"): 8-bit
+// convolution with zero points into INT32, run as a tiled implicit GEMM by
+// shaders/convolution_integer.comp (M = N*OH*OW, N = OC/G, K = C/G*KH*KW),
+// or on cooperative matrices by shaders/convolution_integer_coopmat.comp,
+// after shaders/convolution_integer_pack.comp where operands are packed.
+#include <algorithm>
+#include <cstdlib>
+
+#include "convolution_integer.hpp"
+#include "interface/convolution_integer.h"
+
+namespace vkdml {
+namespace detail {
+
+namespace {
+constexpr const char* kOp = kConvolutionIntegerOp;
+
+// The parameter block, its flags and the kernels' specialization constants:
+// shaders/interface/convolution_integer.h.
+using shader::ConvParams;
+using shader::coopmatSharedBytes;
+
+// The shader's tile shape (its specialization constants).
+struct TileShape {
+  uint32_t bm, bn, bk, tm, tn;
+  uint32_t workgroup() const { return (bm / tm) * (bn / tn); }
+  // Words per shared row: BK/4 rounded so the row stride is 4 mod 8 words:
+  // 16-byte reads of consecutive rows then hit distinct banks.
+  uint32_t rowWords() const { return bk / 4 + ((bk / 4 + 4) % 8 == 4 ? 4 : 8); }
+  uint32_t sharedBytes() const { return (bm + bn) * rowWords() * 4 + (bm + bn) * 4; }
+};
+
+// Tiles for this problem on this device. Columns: the smallest power of two
+// covering Ng (depthwise convolutions have Ng = 1), at most 128. Rows: 256
+// invocations and up to 8x8 accumulators each, shrunk when M is small. Depth:
+// up to 128, as deep as K needs and shared memory allows (for 128x128 tiles,
+// BK = 64 within lavapipe's 32 KiB, 128 within an H200's 48 KiB).
+// Invariants the shader relies on: WG = (BM/TM)*(BN/TN) is a multiple of BM,
+// BK a multiple of 16.
+TileShape chooseTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& device) {
+  uint32_t bn = 1;
+  while (bn < Ng && bn < 128) bn *= 2;
+  struct Shape {
+    uint32_t bn, wn, tn, wm, tm;
+  };
+  static constexpr Shape kShapes[] = {{128, 16, 8, 16, 8}, {64, 16, 4, 16, 8}, {32, 8, 4, 32, 4}, {16, 8, 2, 32, 4},
+                                      {8, 8, 1, 32, 4},    {4, 4, 1, 64, 2},   {2, 2, 1, 128, 1}, {1, 1, 1, 256, 1}};
+  Shape s = *std::find_if(std::begin(kShapes), std::end(kShapes), [&](const Shape& x) { return x.bn == bn; });
+  while (s.wm * s.tm / 2 >= M && s.wm * s.tm > 1) {  // fewer rows (TM first) for few output pixels
+    if (s.tm > 1)
+      s.tm /= 2;
+    else
+      s.wm /= 2;
+  }
+  // The deepest BK that fits and pads K by at most 1/8 more than BK = 16
+  // would (a 7x7x3 stem has K = 147: BK = 32 runs 160, BK = 128 would run 256).
+  const uint32_t shared = device.maxComputeSharedMemorySize ? device.maxComputeSharedMemorySize : 16384;
+  auto padded = [&](uint32_t bk) { return (uint64_t(Kg) + bk - 1) / bk * bk; };
+  TileShape t{s.wm * s.tm, s.bn, 16, s.tm, s.tn};
+  for (uint32_t bk = 32; bk <= 128; bk *= 2) {
+    TileShape deeper = t;
+    deeper.bk = bk;
+    if (deeper.sharedBytes() <= shared && padded(bk) * 8 <= padded(16) * 9) t = deeper;
+  }
+  // Vulkan guarantees 16 KiB of shared memory; the largest tiles at BK = 16 take 13 KiB.
+  return t;
+}
+
+// The loops of a GEMM kernel (see kLoopBudget), mirroring the shader's:
+// passes per pass of its K-step loop (which takes stepsPerPass steps at a
+// time) and per tile besides that loop.
+struct GemmLoops {
+  uint64_t perPass = 0, perTile = 0;
+  uint32_t stepsPerPass = 1;
+  // One invocation's passes over `tiles` tiles of `steps` K steps each.
+  uint64_t passes(uint64_t tiles, uint64_t steps) const {
+    return loopPasses(tiles, perTile + loopPasses((steps + stepsPerPass - 1) / stepsPerPass, perPass));
+  }
+};
+
+// convolution_integer.comp, per K step: staging A (16 gathered bytes per
+// chunk of k, a loop), staging B (likewise where it gathers), the zero-point
+// sums and the multiplies (the portable path's loop over the 4 words of a
+// chunk; the dot products' loops, like the epilogue's, are unrolled). Loops
+// count whether or not their branch is taken: lavapipe runs branches that no
+// lane takes, masked.
+GemmLoops portableLoops(const TileShape& t, bool dot) {
+  const uint64_t wg = t.workgroup(), kq = t.bk / 16;
+  auto ceil = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
+  GemmLoops loops;
+  loops.perPass = loopPasses(ceil(kq, wg / t.bm), loopPasses(16)) +
+                  loopPasses(ceil(t.bn * kq, wg), loopPasses(16) + loopPasses(4)) +
+                  loopPasses(ceil(t.bm + t.bn, wg), 2 * loopPasses(kq)) + loopPasses(kq, dot ? 0 : loopPasses(4));
+  return loops;
+}
+
+// The cooperative-matrix kernel's tile (shader::COOPMAT_*): BM = 128 rows,
+// BN = 128 or 256 columns (FN = 2 or 4 fragments per warp), BK = 32,
+// double-buffered.
+// Packed operands take binding-table scratch: at most this much (the 3x3
+// 256->256 layer of the benchmarks, N = 32, takes 232 MB), else the GEMM
+// gathers its operands itself.
+constexpr uint64_t kMaxPackedBytes = uint64_t(1) << 30;
+constexpr uint32_t kPackWorkgroup = 256;
+
+// convolution_integer_coopmat.comp: per K step, B's byte loops where it is
+// gathered (not packed) and, emulated, the loops over fragments (the matrix
+// operations are unrolled; with cooperative matrices every fragment loop
+// is); per tile, the first step's loads and the emulated epilogue's loops
+// over fragments. Prefetching packed steps (PREFETCH = 3), the step loop
+// takes 3 steps per pass through an inner loop (it may leave early, so it
+// counts although it is marked [[unroll]]).
+constexpr uint32_t kPrefetchSteps = 3;  // PREFETCH of the _p3 variants
+GemmLoops coopmatLoops(uint32_t bn, bool emulated, bool packedB, bool prefetch) {
+  const uint64_t fm = 4, fn = bn / 64, bChunks = bn * 2 / shader::COOPMAT_WORKGROUP;
+  const uint64_t loadB = packedB ? 0 : bChunks * loopPasses(16);
+  const uint64_t multiply = emulated ? loopPasses(fm, loopPasses(fn)) : 0;
+  GemmLoops loops;
+  loops.perTile = loadB + (emulated ? loopPasses(fm / 2, loopPasses(fn)) : 0);
+  loops.perPass = prefetch ? loopPasses(kPrefetchSteps, multiply) : loadB + multiply;
+  loops.stepsPerPass = prefetch ? kPrefetchSteps : 1;
+  return loops;
+}
+
+// How a GEMM of `tiles` tiles and `steps` K steps is dispatched so that no
+// invocation's loops make more than kLoopBudget passes: as always where
+// they fit (one dispatch, tiles spread over the widest 1-D grid), else with
+// fewer tiles per workgroup (a 2-D grid), else in chunks of K, one dispatch
+// each (the first stores, the others add: ACCUMULATE).
+struct GemmSplit {
+  std::array<uint32_t, 3> groups{1, 1, 1};
+  uint32_t chunkSteps = 0;  // K steps per dispatch; the last takes what is left
+  uint32_t chunks = 1;
+  uint64_t loopPasses = 0;  // of one invocation, in any of them
+};
+GemmSplit splitGemm(const GemmLoops& loops, uint64_t tiles, uint32_t steps, const DeviceInfo& device) {
+  GemmSplit s;
+  s.groups = {gridGroups(tiles, 1, device), 1, 1};
+  s.chunkSteps = steps;
+  s.loopPasses = loops.passes(itemsPerGroup(tiles, s.groups), steps);
+  if (s.loopPasses <= kLoopBudget) return s;
+  // All of K in one dispatch, with as many tiles per workgroup as fit.
+  const uint64_t oneTile = loops.passes(1, steps);  // = tile body + 2
+  if (oneTile <= kLoopBudget) {
+    s.groups = gridGroups2D(tiles, (kLoopBudget - 1) / (oneTile - 1), device);
+    s.loopPasses = loops.passes(itemsPerGroup(tiles, s.groups), steps);
+    if (s.loopPasses <= kLoopBudget) return s;
+  }
+  // Chunks of K, as long as the budget allows with the fewest tiles per
+  // workgroup, evened out.
+  s.groups = gridGroups2D(tiles, 1, device);
+  const uint64_t perGroup = itemsPerGroup(tiles, s.groups);
+  uint32_t most = 0;  // the most steps that fit: passes grow with steps
+  for (uint32_t bit = uint32_t(1) << 31; bit; bit >>= 1)
+    if (most + bit <= steps && loops.passes(perGroup, most + bit) <= kLoopBudget) most += bit;
+  if (most == 0)
+    throw Error(ErrorCode::Internal, kOp, "plan", concat(kOp, ": plan: one K step of a tile exceeds the loop budget"));
+  s.chunks = (steps + most - 1) / most;
+  s.chunkSteps = (steps + s.chunks - 1) / s.chunks;
+  s.loopPasses = loops.passes(perGroup, s.chunkSteps);
+  return s;
+}
+
+// One dispatch per chunk of K (`step` bytes of k per K step): `d` with its
+// parameter block for each, and its specialization constants `constants`
+// with the field `flags` carrying the flags of the split
+// (shader::SPLIT_FLAGS), all the flags where `allFlags`. Unsplit work
+// dispatches as always: those flags 0, so the kernel folds their code away.
+template <typename Constants>
+std::vector<Dispatch> chunkDispatches(Dispatch d, ConvParams p, const GemmSplit& split, uint32_t step,
+                                      Constants constants, uint32_t Constants::*flags, bool allFlags) {
+  std::vector<Dispatch> dispatches;
+  d.groups = split.groups;
+  d.loopPasses = split.loopPasses;
+  for (uint32_t c = 0; c < split.chunks; ++c) {
+    ConvParams chunk = p;
+    if (split.groups[1] > 1) chunk.flags |= shader::GRID_ROWS;
+    if (split.chunks > 1) {
+      chunk.flags = (chunk.flags | shader::K_CHUNKED) & ~shader::K_TWO_STEPS;  // a chunk's step count is its own
+      chunk.kBegin = c * split.chunkSteps * step;
+      chunk.kLength =
+          static_cast<uint32_t>(std::min<uint64_t>(uint64_t(split.chunkSteps) * step, p.groupK - chunk.kBegin));
+    }
+    if (c > 0) chunk.flags |= shader::ACCUMULATE;
+    d.params = bytesOf(chunk);
+    constants.*flags = allFlags ? chunk.flags : chunk.flags & shader::SPLIT_FLAGS;
+    d.specialization = shader::specializationOf(constants);
+    dispatches.push_back(d);
+  }
+  return dispatches;
+}
+
+// The specialization constants of a cooperative-matrix kernel with its
+// geometry and flags (VKDML_CONVOLUTION_GEOMETRY) set from `p`.
+template <typename Constants>
+Constants withGeometry(const ConvParams& p) {
+  Constants c;
+  c.KH = p.kernelH;
+  c.KW = p.kernelW;
+  c.STRIDE_Y = p.strideY;
+  c.STRIDE_X = p.strideX;
+  c.DILATION_Y = p.dilationY;
+  c.DILATION_X = p.dilationX;
+  c.PAD_Y = p.padY;
+  c.PAD_X = p.padX;
+  c.FLAGS = p.flags;
+  return c;
+}
+
+// Why the device cannot run `path`, or empty.
+constexpr uint32_t kEmulatedMinSubgroup = 4;
+
+std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
+  switch (path) {
+    case ConvolutionPath::DotProduct:
+      return device.integerDotProduct ? "" : "shaderIntegerDotProduct (VK_KHR_shader_integer_dot_product)";
+    case ConvolutionPath::CooperativeMatrix:
+      if (!device.cooperativeMatrixInt8)
+        return "an int8 16x16x32 subgroup cooperative matrix (VK_NV_cooperative_matrix with shaderInt8 and "
+               "vulkanMemoryModel)";
+      if (!device.integerDotProduct) return "shaderIntegerDotProduct (its byte sums are packed dot products)";
+      [[fallthrough]];
+    case ConvolutionPath::CooperativeMatrixEmulated:
+      if (device.maxComputeSharedMemorySize < coopmatSharedBytes(128))
+        return concat(coopmatSharedBytes(128), " bytes of shared memory (it has ", device.maxComputeSharedMemorySize,
+                      ")");
+      if (path == ConvolutionPath::CooperativeMatrix && device.subgroupSize != shader::COOPMAT_SUBGROUP)
+        return concat("32-lane subgroups (it has ", device.subgroupSize, ")");
+      // Tested with 4 to 32 lanes; lavapipe's LLVM crashes compiling it for one-lane subgroups.
+      if (device.subgroupSize < kEmulatedMinSubgroup)
+        return concat("subgroups of at least ", kEmulatedMinSubgroup, " lanes (it has ", device.subgroupSize, ")");
+      if (!device.subgroupShuffleRelative) return "relative subgroup shuffles in compute shaders";
+      return "";
+    default:
+      return "";
+  }
+}
+
+// The path a compile takes: the option, else the Device's default
+// ($VKDML_CONVOLUTION_PATH), else the fastest the device has for this shape,
+// as measured (bench/RESULTS.md): cooperative matrices where the GEMM has at
+// least 64 columns and the input's rows are read as whole words
+// (contiguousRows), or are byte gathers (strided x, odd widths) whose im2col
+// matrix fits the packing scratch (operandsPack, as for a 7x7 stride-2
+// stem); otherwise the packed dot products, where the device says they are
+// accelerated.
+ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& defaults, const DeviceInfo& device,
+                           uint32_t M, uint32_t Ng, uint32_t Kg, bool contiguousRows, bool operandsPack) {
+  ConvolutionPath path = options.convolutionPath;
+  const char* field = "CompileOptions.convolutionPath";
+  if (static_cast<uint32_t>(path) > static_cast<uint32_t>(ConvolutionPath::CooperativeMatrixEmulated))
+    throwInvalid(kOp, field, concat("is not a ConvolutionPath (", static_cast<int>(path), ")"));
+  if (path == ConvolutionPath::Auto && defaults.convolutionPath != ConvolutionPath::Auto) {
+    path = defaults.convolutionPath;
+    field = "VKDML_CONVOLUTION_PATH";
+  }
+  if (path != ConvolutionPath::Auto) {
+    const std::string missing = missingFor(path, device);
+    if (!missing.empty())
+      throwUnsupported(kOp, field,
+                       concat("the ", toString(path), " path needs ", missing, ", which ", device.name, " lacks"));
+    return path;
+  }
+  if (missingFor(ConvolutionPath::CooperativeMatrix, device).empty() && (contiguousRows || operandsPack) && Ng >= 64 &&
+      Kg >= 32 && M >= 128)
+    return ConvolutionPath::CooperativeMatrix;
+  if (device.integerDotProduct && device.integerDotProduct4x8BitPackedAccelerated) return ConvolutionPath::DotProduct;
+  return ConvolutionPath::Portable;
+}
+
+// Which operands of the cooperative-matrix GEMM are packed into scratch
+// first (convolution_integer_pack.comp): the option, else the Device's
+// default ($VKDML_CONVOLUTION_PACKING), else as measured (bench/RESULTS.md):
+// both where A's rows are byte gathers (a 7x7 stride-2 stem) or the filter
+// is large (a GEMM with N*K of 2^24 or more), the filter alone where K spans
+// many steps (a 3x3 layer), none for a short K (a 1x1 layer).
+ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaults& defaults, bool contiguousRows,
+                                 uint32_t Ng, uint32_t Kg) {
+  if (options.convolutionPacking != ConvolutionPacking::Auto) return options.convolutionPacking;
+  if (defaults.convolutionPacking != ConvolutionPacking::Auto) return defaults.convolutionPacking;
+  if (!contiguousRows || uint64_t(Ng) * Kg >= (uint64_t(1) << 24)) return ConvolutionPacking::Both;
+  return Kg >= 256 ? ConvolutionPacking::Filter : ConvolutionPacking::None;
+}
+
+}  // namespace
+
+PlanDefaults planDefaultsFromEnvironment() {
+  PlanDefaults defaults;
+  if (const char* env = std::getenv("VKDML_CONVOLUTION_PATH"); env && *env) {
+    bool known = false;
+    for (ConvolutionPath path : {ConvolutionPath::Auto, ConvolutionPath::Portable, ConvolutionPath::DotProduct,
+                                 ConvolutionPath::CooperativeMatrix, ConvolutionPath::CooperativeMatrixEmulated})
+      if (std::string(env) == toString(path)) {
+        defaults.convolutionPath = path;
+        known = true;
+      }
+    if (!known)
+      throwInvalid("Device", "VKDML_CONVOLUTION_PATH",
+                   concat("must be auto, portable, dot, coopmat or coopmat-emulated, not \"", env, "\""));
+  }
+  if (const char* env = std::getenv("VKDML_CONVOLUTION_PACKING"); env && *env) {
+    const std::string value = env;
+    if (value == "0")
+      defaults.convolutionPacking = ConvolutionPacking::None;
+    else if (value == "b")
+      defaults.convolutionPacking = ConvolutionPacking::Filter;
+    else if (value == "ab")
+      defaults.convolutionPacking = ConvolutionPacking::Both;
+    else
+      throwInvalid("Device", "VKDML_CONVOLUTION_PACKING", concat("must be 0, b or ab, not \"", value, "\""));
+  }
+  return defaults;
+}
+
+std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, const CompileOptions& options,
+                                                   const PlanDefaults& defaults) const {
+  // Normalized to 4-D: a 3-D tensor {N, C, W} is {N, C, 1, W}.
+  auto dims4 = [&](const TensorInfo& t, std::array<uint32_t, 4>& sizes, uint64_t* strides4) {
+    const uint32_t r = t.rank;
+    sizes = {t.sizes[0], t.sizes[1], r == 4 ? t.sizes[2] : 1, t.sizes[r - 1]};
+    strides4[0] = t.strides[0];
+    strides4[1] = t.strides[1];
+    strides4[2] = r == 4 ? t.strides[2] : 0;
+    strides4[3] = t.strides[r - 1];
+  };
+  ConvParams p{};
+  std::array<uint32_t, 4> in{}, f{}, out{};
+  dims4(input, in, p.inputStrides);
+  dims4(filter, f, p.filterStrides);
+  dims4(output, out, p.outputStrides);
+  const uint32_t y = spatialDims == 2 ? 0 : 1;  // index of the H parameters, if any
+  const uint32_t x = spatialDims - 1;
+  p.inputH = in[2];
+  p.inputW = in[3];
+  p.outputH = out[2];
+  p.outputW = out[3];
+  p.kernelH = f[2];
+  p.kernelW = f[3];
+  p.strideY = spatialDims == 2 ? strides[y] : 1;
+  p.dilationY = spatialDims == 2 ? dilations[y] : 1;
+  p.padY = spatialDims == 2 ? startPadding[y] : 0;
+  p.strideX = strides[x];
+  p.dilationX = dilations[x];
+  p.padX = startPadding[x];
+  p.groupChannels = f[1];
+  p.groupOutputChannels = out[1] / groups;
+  p.groupK = f[1] * f[2] * f[3];  // at most the filter's element count
+  p.M = out[0] * out[2] * out[3];
+  if (inputZeroPoint) p.flags |= shader::HAS_INPUT_ZERO_POINT;
+  if (filterZeroPoint) {
+    p.flags |= shader::HAS_FILTER_ZERO_POINT;
+    // Per output channel: step along dimension 1; per tensor: one element.
+    p.filterZeroPointStride = filterZeroPoint->sizes[1] > 1 ? filterZeroPoint->strides[1] : 0;
+  }
+
+  if (input.dataType == DML_TENSOR_DATA_TYPE_INT8) p.flags |= shader::INPUT_SIGNED_FLAG;
+  if (filter.dataType == DML_TENSOR_DATA_TYPE_INT8) p.flags |= shader::FILTER_SIGNED_FLAG;
+  const uint32_t indexBits = index64 ? 64 : 32;
+
+  // The cooperative-matrix kernel reads quads of 4 output pixels as 4
+  // consecutive input bytes when x moves by 1 byte per pixel and rows hold
+  // whole quads; it reads them as aligned words, which lie wholly inside or
+  // outside a row when rows are whole words and start 4-byte aligned
+  // (binding offsets included).
+  const bool wordRows = p.inputW % 4 == 0 && p.inputStrides[0] % 4 == 0 && p.inputStrides[1] % 4 == 0 &&
+                        p.inputStrides[2] % 4 == 0 && input.offsetAlignment >= 4;
+  const bool contiguousRows = p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && wordRows;
+  // The cooperative-matrix GEMM's tiles: 256 columns where they fit (A is
+  // then staged once per 256 output channels: measured faster than 128,
+  // bench/RESULTS.md). The filter (B), and for some shapes the im2col matrix (A),
+  // are packed into scratch first (convolution_integer_pack.comp,
+  // choosePacking) where that takes at most kMaxPackedBytes: the GEMM then
+  // stages whole 16-byte chunks of them instead of gathering. Whether A
+  // and B fit decides the path where rows are byte gathers.
+  const uint32_t bn =
+      p.groupOutputChannels > 128 && device.maxComputeSharedMemorySize >= coopmatSharedBytes(256) ? 256 : 128;
+  const uint32_t mTiles = (p.M + shader::COOPMAT_BM - 1) / shader::COOPMAT_BM,
+                 nTiles = (p.groupOutputChannels + bn - 1) / bn;
+  const uint32_t kTiles = (p.groupK + shader::COOPMAT_BK - 1) / shader::COOPMAT_BK;
+  // Sizes that pass 2^64 only need to be known too large (valueOr).
+  const uint64_t packedA =
+      (Checked(groups) * mTiles * kTiles * (shader::COOPMAT_BM * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
+  const uint64_t packedB = (Checked(groups) * nTiles * kTiles * (bn * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
+  auto fitsScratch = [&](uint64_t bytes) {
+    return bytes <= kMaxPackedBytes && bytes <= device.maxMemoryAllocationSize;
+  };
+  // Checked whatever the path, though only the cooperative-matrix paths pack.
+  if (static_cast<uint32_t>(options.convolutionPacking) > static_cast<uint32_t>(ConvolutionPacking::Both))
+    throwInvalid(kOp, "CompileOptions.convolutionPacking",
+                 concat("is not a ConvolutionPacking (", static_cast<int>(options.convolutionPacking), ")"));
+  const ConvolutionPath path = choosePath(options, defaults, device, p.M, p.groupOutputChannels, p.groupK,
+                                          contiguousRows, fitsScratch(packedA + packedB));
+  Dispatch d;
+  if (path == ConvolutionPath::CooperativeMatrix || path == ConvolutionPath::CooperativeMatrixEmulated) {
+    if (contiguousRows) p.flags |= shader::INPUT_ROWS_CONTIGUOUS;
+    // Taps that never reach padding need no range checks: none start
+    // before 0, the last output's last tap lies before the end.
+    auto inRange = [](uint32_t size, uint32_t outSize, uint32_t kernel, uint32_t stride, uint32_t dilation,
+                      uint32_t pad) {
+      return pad == 0 && uint64_t(outSize - 1) * stride + uint64_t(kernel - 1) * dilation < size;
+    };
+    if (inRange(p.inputH, p.outputH, p.kernelH, p.strideY, p.dilationY, p.padY)) p.flags |= shader::TAPS_Y_IN_RANGE;
+    if (inRange(p.inputW, p.outputW, p.kernelW, p.strideX, p.dilationX, p.padX)) p.flags |= shader::TAPS_X_IN_RANGE;
+    if ((p.kernelW == 1 || p.filterStrides[3] == 1) && (p.kernelH == 1 || p.filterStrides[2] == p.kernelW) &&
+        (p.groupChannels == 1 || p.filterStrides[1] == uint64_t(p.kernelH) * p.kernelW))
+      p.flags |= shader::FILTER_K_CONTIGUOUS;
+    if (p.groupK % shader::COOPMAT_BK == 0) p.flags |= shader::K_WHOLE_STEPS;
+    if (p.outputStrides[3] == 1 && p.outputW % 4 == 0 && p.outputStrides[0] % 4 == 0 && p.outputStrides[1] % 4 == 0 &&
+        p.outputStrides[2] % 4 == 0)
+      p.flags |= shader::OUTPUT_M_QUADS;
+    p.mTiles = mTiles;
+    p.nTiles = nTiles;
+    p.tiles = p.mTiles * p.nTiles * groups;
+    p.kTiles = kTiles;
+    if (p.kTiles == 2) p.flags |= shader::K_TWO_STEPS;
+    const ConvolutionPacking packs = choosePacking(options, defaults, contiguousRows, p.groupOutputChannels, p.groupK);
+    const uint64_t scratchBytes = (packs == ConvolutionPacking::Both ? packedA : 0) + packedB;
+    const bool packing = packs != ConvolutionPacking::None && fitsScratch(scratchBytes);
+    const bool packA = packing && packs == ConvolutionPacking::Both;
+    const bool emulated = path == ConvolutionPath::CooperativeMatrixEmulated;
+    d.kernel = convolutionIntegerCoopmatKernel(emulated, bn, indexBits, packing, packing && !packA);
+    // The geometry and flags as specialization constants, for the driver to fold.
+    using Coopmat = shader::ConvolutionIntegerCoopmatConstants;
+    Coopmat constants = withGeometry<Coopmat>(p);
+    constants.WORKGROUP_SIZE = shader::COOPMAT_WORKGROUP;
+    constants.PACK_A = packA;
+    const GemmSplit split = splitGemm(coopmatLoops(bn, emulated, packing, packing && !packA), p.tiles, kTiles, device);
+    if (!packing) return chunkDispatches(d, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, true);
+    // A filter flagged DML_TENSOR_FLAG_OWNED_BY_DML and packed alone is
+    // packed once, by the initializer, into the persistent resource. With
+    // A (packed per execution into the temporary resource, where the GEMM
+    // expects B beside it) it is packed from its copy like any filter.
+    const bool persistentB = filter.owned && !packA;
+    constexpr size_t kTensorSlots = 5;  // InputTensor, its zero point, FilterTensor, its zero point, OutputTensor
+    p.packedAOffset = 0;
+    p.packedBOffset = packA ? packedA : 0;
+    p.scratchSlot = persistentB ? persistentSlot(kTensorSlots) : temporarySlot(kTensorSlots);
+    p.aChunks = static_cast<uint32_t>(packA ? packedA / 16 : 0);
+    p.totalChunks = static_cast<uint32_t>(scratchBytes / 16);  // <= kMaxPackedBytes / 16
+    d.params = bytesOf(p);
+    d.scratchBytes = persistentB ? 0 : scratchBytes;
+    std::vector<Dispatch> dispatches =
+        chunkDispatches(d, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, true);
+    Dispatch pack;
+    pack.kernel = convolutionIntegerPackKernel(indexBits);
+    // The geometry as specialization constants, for the driver to fold.
+    shader::ConvolutionIntegerPackConstants packConstants = withGeometry<shader::ConvolutionIntegerPackConstants>(p);
+    packConstants.WORKGROUP_SIZE = kPackWorkgroup;
+    packConstants.BM = shader::COOPMAT_BM;
+    packConstants.BN = bn;
+    packConstants.OUTPUT_H = p.outputH;
+    packConstants.OUTPUT_W = p.outputW;
+    packConstants.INPUT_H = p.inputH;
+    packConstants.INPUT_W = p.inputW;
+    packConstants.KG = p.groupK;
+    packConstants.M_TILES = p.mTiles;
+    packConstants.N_TILES = p.nTiles;
+    // The initializer binds the owned filter alone: B's packing reads no input zero point.
+    if (persistentB) packConstants.FLAGS &= ~shader::HAS_INPUT_ZERO_POINT;
+    pack.specialization = shader::specializationOf(packConstants);
+    pack.groups = {gridGroups(p.totalChunks, kPackWorkgroup, device), 1, 1};
+    pack.params = d.params;
+    pack.scratchBytes = d.scratchBytes;
+    // Its one loop walks 16-byte chunks (at most kMaxPackedBytes / 16 of them) over the grid.
+    pack.loopPasses = loopPasses((p.totalChunks + uint64_t(pack.groups[0]) * kPackWorkgroup - 1) /
+                                 (uint64_t(pack.groups[0]) * kPackWorkgroup));
+    if (persistentB) {
+      pack.initializer = true;
+      pack.persistentBytes = scratchBytes;
+      pack.packsOwnedSlot = 2;
+    }
+    dispatches.insert(dispatches.begin(), pack);
+    return dispatches;
+  }
+
+  const TileShape t = chooseTiles(p.M, p.groupOutputChannels, p.groupK, device);
+  p.mTiles = (p.M + t.bm - 1) / t.bm;
+  p.nTiles = (p.groupOutputChannels + t.bn - 1) / t.bn;
+  p.tiles = p.mTiles * p.nTiles * groups;  // <= output elements / (BM*BN) * ... < 2^32
+
+  d.kernel = convolutionIntegerKernel(input.dataType == DML_TENSOR_DATA_TYPE_INT8,
+                                      filter.dataType == DML_TENSOR_DATA_TYPE_INT8, indexBits,
+                                      path == ConvolutionPath::DotProduct);
+  shader::ConvolutionIntegerConstants constants;
+  constants.WORKGROUP_SIZE = t.workgroup();
+  constants.BM = t.bm;
+  constants.BN = t.bn;
+  constants.BK = t.bk;
+  constants.TM = t.tm;
+  constants.TN = t.tn;
+  constants.ROW = t.rowWords();
+  const uint32_t kSteps = (p.groupK + t.bk - 1) / t.bk;
+  // The shader loops over any further tiles and, chunk by chunk, over K;
+  // SPLIT carries the split's flags alone (the others are read from ConvParams).
+  return chunkDispatches(d, p,
+                         splitGemm(portableLoops(t, path == ConvolutionPath::DotProduct), p.tiles, kSteps, device),
+                         t.bk, constants, &shader::ConvolutionIntegerConstants::SPLIT, false);
+}
+
+}  // namespace detail
+}  // namespace vkdml

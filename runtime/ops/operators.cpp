@@ -1,0 +1,103 @@
+// The operator table's dispatch: createOperator and validate find a
+// descriptor's row in operators.inc and call its create function.
+#include "operators.hpp"
+
+#include <cstring>
+
+#include "core/guard.hpp"
+
+namespace vkdml {
+namespace detail {
+
+namespace {
+// A row of the operator table (operators.inc), its create function taking
+// the descriptor as DML_OPERATOR_DESC::Desc holds it.
+struct OperatorRow {
+  uint32_t type;
+  const char* name;
+  uint32_t inputs, outputs;
+  std::shared_ptr<OperatorPlan> (*create)(const void* desc);
+};
+template <typename Desc, std::shared_ptr<OperatorPlan> (*Create)(const Desc&)>
+std::shared_ptr<OperatorPlan> createFrom(const void* desc) {
+  return Create(*static_cast<const Desc*>(desc));
+}
+constexpr OperatorRow kOperators[] = {
+#define VKDML_OPERATOR(type, name, Desc, inputs, outputs, create) \
+  {type, name, inputs, outputs, createFrom<Desc, create>},
+#include "operators.inc"
+#undef VKDML_OPERATOR
+};
+
+// "JOIN, SLICE1, ...": the table's operators, for the error on any other type.
+std::string implementedNames() {
+  std::string names;
+  for (const OperatorRow& row : kOperators)
+    names += concat(names.empty() ? "" : ", ", std::string(row.name).substr(std::strlen("DML_")));
+  return names;
+}
+}  // namespace
+
+std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc) {
+  if (!desc.Desc)
+    throw Error(ErrorCode::InvalidArgument, "DML_OPERATOR_DESC", "Desc", "DML_OPERATOR_DESC: Desc: is null");
+  const uint32_t type = rawBits(desc.Type);
+  for (const OperatorRow& row : kOperators) {
+    if (row.type != type) continue;
+    std::shared_ptr<OperatorPlan> plan = row.create(desc.Desc);
+    // The row and the operator's file agree on what the operator is.
+    if (plan->type != desc.Type || std::strcmp(plan->name, row.name) != 0 || plan->outputs.size() != row.outputs ||
+        (row.inputs && plan->inputs.size() != row.inputs))
+      throw Error(ErrorCode::Internal, row.name, "operator table",
+                  concat(row.name, ": operator table: its plan (", plan->name, ", ", plan->inputs.size(), " inputs, ",
+                         plan->outputs.size(), " outputs) does not match its row in operators.inc"));
+    return plan;
+  }
+  throw Error(ErrorCode::Unsupported, "DML_OPERATOR_DESC", "Type",
+              concat("DML_OPERATOR_DESC: Type: operator type ", type, " is not supported (vkdml implements ",
+                     implementedNames(), ")"));
+}
+
+}  // namespace detail
+
+std::optional<Error> validate(const DML_OPERATOR_DESC& desc) try {
+  try {
+    detail::createPlan(desc);
+  } catch (const Error& e) {
+    return e;
+  }
+  return std::nullopt;
+} catch (...) {
+  detail::rethrowAsError("vkdml", "validate");
+}
+
+DML_OPERATOR_TYPE Operator::type() const {
+  return plan_ ? plan_->type : DML_OPERATOR_INVALID;
+}
+const char* Operator::name() const {
+  return plan_ ? plan_->name : "";
+}
+uint32_t Operator::inputCount() const {
+  return plan_ ? static_cast<uint32_t>(plan_->inputs.size()) : 0;
+}
+uint32_t Operator::outputCount() const {
+  return plan_ ? static_cast<uint32_t>(plan_->outputs.size()) : 0;
+}
+
+const char* toString(ConvolutionPath path) {
+  switch (path) {
+    case ConvolutionPath::Auto:
+      return "auto";
+    case ConvolutionPath::Portable:
+      return "portable";
+    case ConvolutionPath::DotProduct:
+      return "dot";
+    case ConvolutionPath::CooperativeMatrix:
+      return "coopmat";
+    case ConvolutionPath::CooperativeMatrixEmulated:
+      return "coopmat-emulated";
+  }
+  return "?";
+}
+
+}  // namespace vkdml
