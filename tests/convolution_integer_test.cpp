@@ -740,6 +740,15 @@ TEST_CASE("convolution_integer: paths: options, the environment variable, refusa
     }
   }
 
+  // Auto takes cooperative matrices where the device has them from 48 output
+  // pixels on (this GEMM has 64), unless the runner forces a path.
+  const char* forced = std::getenv("VKDML_CONVOLUTION_PATH");
+  if (!forced || !*forced || std::string(forced) == "auto") {
+    const std::string automatic = device.compileOperator(op).kernelNames().back();
+    CAPTURE(automatic);
+    CHECK((automatic.find("coopmat_nv") != std::string::npos) == paths[2].available);
+  }
+
   // A value outside the enumeration (a hostile or stale option) is refused.
   try {
     device.compileOperator(op, {static_cast<vkdml::ConvolutionPath>(99)});
