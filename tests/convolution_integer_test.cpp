@@ -785,8 +785,8 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
   vkdml::Device& device = test::device();
   vkdml::Operator op = device.createOperator(conv.make(input, nullptr, filter, nullptr, output));
   if (device.info().maxComputeSharedMemorySize < vkdml::shader::coopmatSharedBytes(128) ||
-      !device.info().subgroupShuffleRelative) {
-    MESSAGE("skipped: the device cannot run the cooperative-matrix kernel");
+      !device.info().subgroupShuffleRelative || device.info().subgroupSize < 4) {
+    MESSAGE("skipped: the device cannot run the emulated cooperative-matrix kernel");
     return;
   }
   const vkdml::ConvolutionPath path = vkdml::ConvolutionPath::CooperativeMatrixEmulated;
