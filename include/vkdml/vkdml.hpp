@@ -267,6 +267,15 @@ class VKDML_API BindingTable {
   void bindOutputs(const std::vector<BufferBinding>& outputs);
   void bindTemporary(const BufferBinding& temporary);
   void bindPersistent(const BufferBinding& persistent);
+  // DirectML's IDMLBindingTable::Reset: points the table at `op` (the same
+  // operator or another compiled on the table's device) and clears every
+  // binding: tensors, temporary and persistent resources (the table's own
+  // are dropped, so an operator with owned inputs is initialized again). The
+  // table then behaves as a fresh op.createBindingTable(), but keeps its
+  // address array where it has room for op's slots. A rejected call leaves
+  // the table as it was. Like the bind calls, it must not be called while a
+  // command buffer that recorded the table is pending.
+  void reset(const CompiledOperator& op);
 
   struct Impl;
 
@@ -311,6 +320,7 @@ class VKDML_API CompiledOperator {
 
  private:
   friend class Device;
+  friend class BindingTable;
   explicit CompiledOperator(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<Impl> impl_;
 };
