@@ -325,6 +325,29 @@ class VKDML_API CompiledOperator {
   std::shared_ptr<Impl> impl_;
 };
 
+// What a device runs (DirectML's CheckFeatureSupport): every operator vkdml
+// implements, with the data types each tensor accepts, and for
+// DML_CONVOLUTION_INTEGER the ConvolutionPath values this device has.
+struct TensorSupport {
+  std::string name;  // the descriptor's field, e.g. "InputTensor"
+  // Those createOperator accepts for it; a tensor whose type must match
+  // another's (e.g. ScatterND's UpdatesTensor, InputTensor's) lists the same.
+  std::vector<DML_TENSOR_DATA_TYPE> dataTypes;
+};
+struct OperatorSupport {
+  DML_OPERATOR_TYPE type;
+  std::string name;  // as Operator::name(), e.g. "DML_JOIN"
+  std::vector<TensorSupport> inputs, outputs;
+  std::vector<ConvolutionPath> convolutionPaths;  // DML_CONVOLUTION_INTEGER only; Auto not listed
+};
+struct FeatureSupport {
+  // DML_FEATURE_LEVEL_5_1 (0x5100 in DirectML.h's numbering): the level that
+  // introduced the newest operator implemented (DML_DIAGONAL_MATRIX1), whose
+  // behaviour vkdml follows. vkdml implements only the operators listed.
+  uint32_t featureLevel = 0x5100;
+  std::vector<OperatorSupport> operators;  // in the order of the operator table
+};
+
 class VKDML_API Device : public std::enable_shared_from_this<Device> {
  public:
   static std::shared_ptr<Device> create(const DeviceOptions& options = {});
@@ -340,6 +363,8 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
   Device& operator=(const Device&) = delete;
 
   const DeviceInfo& info() const noexcept;
+  // The operators, data types and convolution paths this device supports.
+  FeatureSupport featureSupport() const;
   // Names of the physical devices in enumeration order (for VKDML_DEVICE).
   static std::vector<std::string> listPhysicalDevices();
 
