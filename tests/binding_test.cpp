@@ -28,6 +28,16 @@ std::vector<uint8_t> download(const vkdml::Buffer& b, uint64_t offset, uint64_t 
   return out;
 }
 
+// A buffer holding each of `op`'s inputs.
+std::vector<vkdml::Buffer> uploadInputs(vkdml::Device& d, const test::SmallOperator& op) {
+  std::vector<vkdml::Buffer> inputs;
+  for (const auto& t : op.inputs) {
+    inputs.push_back(d.createBuffer(t.bytes.size()));
+    inputs.back().upload(t.bytes.data(), t.bytes.size());
+  }
+  return inputs;
+}
+
 }  // namespace
 
 TEST_CASE("binding: binding properties: scratch of ScatterND, none for Join") {
@@ -51,11 +61,7 @@ TEST_CASE("binding: a caller's temporary resource: garbage, rebinding, checks, l
   vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator(op->desc));
   const uint64_t size = compiled.bindingProperties().temporaryResourceSize;
   REQUIRE(size > 0);
-  std::vector<vkdml::Buffer> inputs;
-  for (auto& t : op->inputs) {
-    inputs.push_back(d.createBuffer(t.bytes.size()));
-    inputs.back().upload(t.bytes.data(), t.bytes.size());
-  }
+  std::vector<vkdml::Buffer> inputs = uploadInputs(d, *op);
   vkdml::Buffer output = d.createBuffer(op->output.bytes.size());
   vkdml::BindingTable table = compiled.createBindingTable();
   table.bindInputs(op->inputBindings(inputs));
@@ -118,11 +124,7 @@ TEST_CASE("binding: an owned filter: the initializer, its table and its errors")
   vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator(op->desc));
   const vkdml::BindingProperties props = compiled.bindingProperties();
   CHECK(props.persistentResourceSize >= op->inputs[1].bytes.size());
-  std::vector<vkdml::Buffer> inputs;
-  for (auto& t : op->inputs) {
-    inputs.push_back(d.createBuffer(t.bytes.size()));
-    inputs.back().upload(t.bytes.data(), t.bytes.size());
-  }
+  std::vector<vkdml::Buffer> inputs = uploadInputs(d, *op);
   vkdml::Buffer output = d.createBuffer(op->output.bytes.size());
   auto check = [&] { CHECK(download(output, 0, output.size()) == op->expected.bytes); };
 
@@ -168,5 +170,102 @@ TEST_CASE("binding: an owned filter: the initializer, its table and its errors")
     missing.bindOutputs({{&output, 0, output.size()}});
     missing.bindPersistent({&persistent, 256, props.persistentResourceSize});
     expectRejected([&] { d.execute(compiled, missing); }, "InputTensor");
+  }
+}
+
+namespace {
+// Binds `op`'s inputs and output into `table` (buffers kept in `keep`), runs
+// it and checks the output.
+void bindAndRun(vkdml::Device& d, const vkdml::CompiledOperator& compiled, vkdml::BindingTable& table,
+                test::SmallOperator& op, std::vector<vkdml::Buffer>& keep) {
+  std::vector<vkdml::Buffer> inputs = uploadInputs(d, op);
+  vkdml::Buffer output = d.createBuffer(op.output.bytes.size());
+  table.bindInputs(op.inputBindings(inputs));
+  table.bindOutputs({{&output, 0, output.size()}});
+  d.execute(compiled, table);
+  CHECK(download(output, 0, output.size()) == op.expected.bytes);
+  keep.insert(keep.end(), inputs.begin(), inputs.end());
+  keep.push_back(output);
+}
+}  // namespace
+
+TEST_CASE("binding: reset: the same operator, others of other slot counts, a fresh table's checks") {
+  test::KernelCopies kernelCopies;  // ScatterND's mask in scratch
+  vkdml::Device& d = test::device();
+  auto join = test::smallJoin();
+  auto slice = test::smallSlice();
+  auto scatter = test::smallScatter();
+  vkdml::CompiledOperator joinOp = d.compileOperator(d.createOperator(join->desc));
+  vkdml::CompiledOperator sliceOp = d.compileOperator(d.createOperator(slice->desc));
+  vkdml::CompiledOperator scatterOp = d.compileOperator(d.createOperator(scatter->desc));
+  std::vector<vkdml::Buffer> keep;
+  vkdml::BindingTable table = joinOp.createBindingTable();
+  bindAndRun(d, joinOp, table, *join, keep);
+  table.reset(joinOp);  // as fresh: nothing bound
+  expectRejected([&] { d.execute(joinOp, table); }, "bindInputs");
+  bindAndRun(d, joinOp, table, *join, keep);
+  table.reset(sliceOp);  // fewer slots
+  expectRejected([&] { d.execute(joinOp, table); }, "another compiled operator");
+  expectRejected([&] { d.execute(sliceOp, table); }, "bindInputs");
+  bindAndRun(d, sliceOp, table, *slice, keep);
+  table.reset(scatterOp);  // more slots than the table was created with, and scratch
+  bindAndRun(d, scatterOp, table, *scatter, keep);
+  table.reset(joinOp);
+  bindAndRun(d, joinOp, table, *join, keep);
+}
+
+TEST_CASE("binding: reset: errors leave the table as it was") {
+  vkdml::Device& d = test::device();
+  auto join = test::smallJoin();
+  vkdml::CompiledOperator joinOp = d.compileOperator(d.createOperator(join->desc));
+  vkdml::BindingTable empty;
+  expectRejected([&] { empty.reset(joinOp); }, "empty");
+  std::vector<vkdml::Buffer> keep;
+  vkdml::BindingTable table = joinOp.createBindingTable();
+  expectRejected([&] { table.reset(vkdml::CompiledOperator()); }, "empty");
+  auto second = vkdml::Device::create();
+  vkdml::CompiledOperator elsewhere = second->compileOperator(second->createOperator(join->desc));
+  expectRejected([&] { table.reset(elsewhere); }, "another device");
+  bindAndRun(d, joinOp, table, *join, keep);
+}
+
+TEST_CASE("binding: reset: the table's own persistent resource is initialized again") {
+  vkdml::Device& d = test::device();
+  auto op = test::smallConvolution(8);
+  op->inputs[1].buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+  vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator(op->desc));
+  auto other = test::smallConvolution(8, 2);
+  other->inputs[1].buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+  vkdml::CompiledOperator otherCompiled = d.compileOperator(d.createOperator(other->desc));
+  std::vector<vkdml::Buffer> inputs = uploadInputs(d, *op);
+  vkdml::Buffer output = d.createBuffer(op->output.bytes.size());
+  vkdml::BindingTable table = compiled.createBindingTable();
+  auto bind = [&] {
+    table.bindInputs(op->inputBindings(inputs));
+    table.bindOutputs({{&output, 0, output.size()}});
+  };
+  bind();
+  d.initialize(compiled, table);
+  d.execute(compiled, table);
+  CHECK(download(output, 0, output.size()) == op->expected.bytes);
+  for (const vkdml::CompiledOperator* target : {&compiled, &otherCompiled}) {
+    table.reset(*target);
+    if (target == &otherCompiled) {
+      // Another filter: executing without initializing would read the old one.
+      std::vector<vkdml::Buffer> otherInputs = uploadInputs(d, *other);
+      vkdml::Buffer otherOutput = d.createBuffer(other->output.bytes.size());
+      table.bindInputs(other->inputBindings(otherInputs));
+      table.bindOutputs({{&otherOutput, 0, otherOutput.size()}});
+      expectRejected([&] { d.execute(otherCompiled, table); }, "not initialized");
+      d.initialize(otherCompiled, table);
+      d.execute(otherCompiled, table);
+      CHECK(download(otherOutput, 0, otherOutput.size()) == other->expected.bytes);
+    } else {
+      bind();
+      expectRejected([&] { d.execute(compiled, table); }, "not initialized");
+      d.initialize(compiled, table);
+      d.execute(compiled, table);
+      CHECK(download(output, 0, output.size()) == op->expected.bytes);
+    }
   }
 }

@@ -266,7 +266,7 @@ TEST_CASE("dispatch: every ONNX conformance case as a model gives the expected o
   size_t count = 0;
   // Every operator of the table, by its name without "DML_" (the conformance directory's name).
   for (const char* op : {
-#define VKDML_OPERATOR(type, name, Desc, inputs, outputs, create) &name[sizeof "DML_" - 1],
+#define VKDML_OPERATOR(type, name, Desc, inputs, outputs, create, dataTypes) &name[sizeof "DML_" - 1],
 #include "operators.inc"
 #undef VKDML_OPERATOR
        }) {
@@ -766,6 +766,9 @@ TEST_CASE("dispatch: --list prints the devices and the selected one's features, 
                               "\n  int8 16x16x32 cooperative matrices: ", "\n  shared memory per workgroup: "})
     CHECK(out.str().find(feature) != std::string::npos);
   CHECK(out.str().find("Selected device: ") != std::string::npos);
+  CHECK(out.str().find("\nOperators (DML_FEATURE_LEVEL_5_1):\n  DML_JOIN\n    InputTensors: FLOAT32 ") !=
+        std::string::npos);
+  CHECK(out.str().find("\n    paths: portable") != std::string::npos);
   std::ostringstream none, noneErr;
   CHECK(dispatch::runTool({"-l", "-a", "no such device"}, none, noneErr) == 1);
   CHECK(noneErr.str().rfind("Failed to list the devices: ", 0) == 0);

@@ -18,10 +18,10 @@ struct Row {
 };
 
 const Row kRows[] = {
-#define VKDML_OPERATOR(type, name, Desc, inputs, outputs, create) \
-  {type, name, inputs, outputs, [] {                              \
-     static const Desc empty{};                                   \
-     return vkdml::validate({type, &empty});                      \
+#define VKDML_OPERATOR(type, name, Desc, inputs, outputs, create, dataTypes) \
+  {type, name, inputs, outputs, [] {                                         \
+     static const Desc empty{};                                              \
+     return vkdml::validate({type, &empty});                                 \
    }},
 #include "operators.inc"
 #undef VKDML_OPERATOR

@@ -267,6 +267,15 @@ class VKDML_API BindingTable {
   void bindOutputs(const std::vector<BufferBinding>& outputs);
   void bindTemporary(const BufferBinding& temporary);
   void bindPersistent(const BufferBinding& persistent);
+  // DirectML's IDMLBindingTable::Reset: points the table at `op` (the same
+  // operator or another compiled on the table's device) and clears every
+  // binding: tensors, temporary and persistent resources (the table's own
+  // are dropped, so an operator with owned inputs is initialized again). The
+  // table then behaves as a fresh op.createBindingTable(), but keeps its
+  // address array where it has room for op's slots. A rejected call leaves
+  // the table as it was. Like the bind calls, it must not be called while a
+  // command buffer that recorded the table is pending.
+  void reset(const CompiledOperator& op);
 
   struct Impl;
 
@@ -311,8 +320,32 @@ class VKDML_API CompiledOperator {
 
  private:
   friend class Device;
+  friend class BindingTable;
   explicit CompiledOperator(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<Impl> impl_;
+};
+
+// What a device runs (DirectML's CheckFeatureSupport): every operator vkdml
+// implements, with the data types each tensor accepts, and for
+// DML_CONVOLUTION_INTEGER the ConvolutionPath values this device has.
+struct TensorSupport {
+  std::string name;  // the descriptor's field, e.g. "InputTensor"
+  // Those createOperator accepts for it; a tensor whose type must match
+  // another's (e.g. ScatterND's UpdatesTensor, InputTensor's) lists the same.
+  std::vector<DML_TENSOR_DATA_TYPE> dataTypes;
+};
+struct OperatorSupport {
+  DML_OPERATOR_TYPE type;
+  std::string name;  // as Operator::name(), e.g. "DML_JOIN"
+  std::vector<TensorSupport> inputs, outputs;
+  std::vector<ConvolutionPath> convolutionPaths;  // DML_CONVOLUTION_INTEGER only; Auto not listed
+};
+struct FeatureSupport {
+  // DML_FEATURE_LEVEL_5_1 (0x5100 in DirectML.h's numbering): the level that
+  // introduced the newest operator implemented (DML_DIAGONAL_MATRIX1), whose
+  // behaviour vkdml follows. vkdml implements only the operators listed.
+  uint32_t featureLevel = 0x5100;
+  std::vector<OperatorSupport> operators;  // in the order of the operator table
 };
 
 class VKDML_API Device : public std::enable_shared_from_this<Device> {
@@ -330,6 +363,8 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
   Device& operator=(const Device&) = delete;
 
   const DeviceInfo& info() const noexcept;
+  // The operators, data types and convolution paths this device supports.
+  FeatureSupport featureSupport() const;
   // Names of the physical devices in enumeration order (for VKDML_DEVICE).
   static std::vector<std::string> listPhysicalDevices();
 

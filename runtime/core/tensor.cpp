@@ -50,7 +50,7 @@ std::optional<TensorInfo> readTensor(const char* op, const std::string& field, c
   if (!b) throwInvalid(op, field + ".Desc", "is null");
   TensorInfo t;
   const uint32_t dataType = rawBits(b->DataType);
-  if (dataType == DML_TENSOR_DATA_TYPE_UNKNOWN || dataType > DML_TENSOR_DATA_TYPE_INT64)
+  if (dataType >= 32 || !(kAnyDataType & (1u << dataType)))
     throwInvalid(op, field + ".DataType", concat("is not a valid data type (", dataType, ")"));
   t.dataType = static_cast<DML_TENSOR_DATA_TYPE>(dataType);
   t.elementSize = DMLElementSizeInBytes(t.dataType);
@@ -123,11 +123,11 @@ void requireSameType(const char* op, const std::string& field, const TensorInfo&
                         dataTypeName(other.dataType), ")"));
 }
 
-void requireType(const char* op, const std::string& field, const TensorInfo& t,
-                 std::initializer_list<DML_TENSOR_DATA_TYPE> allowed) {
-  if (std::find(allowed.begin(), allowed.end(), t.dataType) != allowed.end()) return;
+void requireType(const char* op, const std::string& field, const TensorInfo& t, uint32_t allowed) {
+  if (allowed & (1u << t.dataType)) return;
   std::string names;
-  for (auto a : allowed) names += concat(names.empty() ? "" : ", ", dataTypeName(a));
+  for (uint32_t a = 0; a < 32; ++a)
+    if (allowed & (1u << a)) names += concat(names.empty() ? "" : ", ", dataTypeName(a));
   throwInvalid(op, field + ".DataType", concat("must be one of ", names, ", not ", dataTypeName(t.dataType)));
 }
 

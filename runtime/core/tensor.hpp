@@ -47,8 +47,16 @@ std::optional<TensorInfo> readTensor(const char* op, const std::string& field, c
 void requireRank(const char* op, const std::string& field, const TensorInfo& t, uint32_t minRank, uint32_t maxRank);
 void requireSameType(const char* op, const std::string& field, const TensorInfo& t, const std::string& otherField,
                      const TensorInfo& other);
-void requireType(const char* op, const std::string& field, const TensorInfo& t,
-                 std::initializer_list<DML_TENSOR_DATA_TYPE> allowed);
+// Sets of data types, a bit (1 << type) each: what a tensor of an operator
+// accepts, which both its validation and Device::featureSupport read.
+constexpr uint32_t dataTypeMask(std::initializer_list<DML_TENSOR_DATA_TYPE> types) {
+  uint32_t mask = 0;
+  for (DML_TENSOR_DATA_TYPE type : types) mask |= 1u << type;
+  return mask;
+}
+// Every valid type (readTensor's rule): FLOAT32 (1) to INT64 (11).
+constexpr uint32_t kAnyDataType = ((1u << (DML_TENSOR_DATA_TYPE_INT64 + 1)) - 1) & ~1u;
+void requireType(const char* op, const std::string& field, const TensorInfo& t, uint32_t allowed);
 
 }  // namespace detail
 }  // namespace vkdml

@@ -11,6 +11,8 @@ namespace detail {
 
 namespace {
 constexpr const char* kOp = kConvolutionIntegerOp;
+constexpr uint32_t kOperandTypes = dataTypeMask({DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT8});
+constexpr uint32_t kOutputTypes = dataTypeMask({DML_TENSOR_DATA_TYPE_INT32});
 
 // Names of the spatial quantities in error messages, by spatial dimension.
 struct SpatialNames {
@@ -20,6 +22,15 @@ constexpr SpatialNames kNames2[2] = {{"H", "KH", "Sy", "Dy", "Py0", "Py1"}, {"W"
 constexpr SpatialNames kNames1 = {"W", "KW", "Sx", "Dx", "Px0", "Px1"};
 
 }  // namespace
+
+// The zero points of their operand's type (requireSameType).
+constexpr TensorDataTypes kConvolutionIntegerTensors[] = {{"InputTensor", false, kOperandTypes},
+                                                          {"InputZeroPointTensor", false, kOperandTypes},
+                                                          {"FilterTensor", false, kOperandTypes},
+                                                          {"FilterZeroPointTensor", false, kOperandTypes},
+                                                          {"OutputTensor", true, kOutputTypes}};
+extern const OperatorDataTypes kConvolutionIntegerDataTypes{kConvolutionIntegerTensors,
+                                                            std::size(kConvolutionIntegerTensors)};
 
 std::shared_ptr<OperatorPlan> createConvolutionInteger(const DML_CONVOLUTION_INTEGER_OPERATOR_DESC& desc) {
   auto p = std::make_shared<ConvolutionIntegerPlan>();
@@ -51,11 +62,11 @@ std::shared_ptr<OperatorPlan> createConvolutionInteger(const DML_CONVOLUTION_INT
   p->spatialDims = spatial;
 
   // Types.
-  requireType(kOp, "InputTensor", in, {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT8});
-  requireType(kOp, "FilterTensor", filter, {DML_TENSOR_DATA_TYPE_UINT8, DML_TENSOR_DATA_TYPE_INT8});
+  requireType(kOp, "InputTensor", in, kOperandTypes);
+  requireType(kOp, "FilterTensor", filter, kOperandTypes);
   if (p->inputZeroPoint) requireSameType(kOp, "InputZeroPointTensor", *p->inputZeroPoint, "InputTensor", in);
   if (p->filterZeroPoint) requireSameType(kOp, "FilterZeroPointTensor", *p->filterZeroPoint, "FilterTensor", filter);
-  requireType(kOp, "OutputTensor", out, {DML_TENSOR_DATA_TYPE_INT32});
+  requireType(kOp, "OutputTensor", out, kOutputTypes);
 
   // Parameter arrays.
   const std::pair<const char*, const UINT*> arrays[] = {{"Strides", desc.Strides},

@@ -8,6 +8,7 @@
 
 #include "convolution_integer.hpp"
 #include "interface/convolution_integer.h"
+#include "operators.hpp"
 
 namespace vkdml {
 namespace detail {
@@ -287,6 +288,14 @@ ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaul
 }
 
 }  // namespace
+
+std::vector<ConvolutionPath> convolutionPaths(const DeviceInfo& device) {
+  std::vector<ConvolutionPath> paths{ConvolutionPath::Portable};
+  for (ConvolutionPath path :
+       {ConvolutionPath::DotProduct, ConvolutionPath::CooperativeMatrix, ConvolutionPath::CooperativeMatrixEmulated})
+    if (missingFor(path, device).empty()) paths.push_back(path);
+  return paths;
+}
 
 PlanDefaults planDefaultsFromEnvironment() {
   PlanDefaults defaults;

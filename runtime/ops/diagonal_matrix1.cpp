@@ -59,6 +59,11 @@ void toFourDims(const TensorInfo& t, uint32_t* sizes, int64_t* strides) {
 }
 }  // namespace
 
+// Any type, the same for both (readTensor, requireSameType).
+constexpr TensorDataTypes kDiagonalMatrix1Tensors[] = {{"InputTensor", false, kAnyDataType},
+                                                       {"OutputTensor", true, kAnyDataType}};
+extern const OperatorDataTypes kDiagonalMatrix1DataTypes{kDiagonalMatrix1Tensors, std::size(kDiagonalMatrix1Tensors)};
+
 std::shared_ptr<OperatorPlan> createDiagonalMatrix1(const DML_DIAGONAL_MATRIX1_OPERATOR_DESC& desc) {
   auto p = std::make_shared<DiagonalMatrix1Plan>();
   p->type = DML_OPERATOR_DIAGONAL_MATRIX1;

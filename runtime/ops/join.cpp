@@ -21,6 +21,11 @@ struct JoinPlan : OperatorPlan {
 };
 }  // namespace
 
+// Any type, the same for all (readTensor, requireSameType).
+constexpr TensorDataTypes kJoinTensors[] = {{"InputTensors", false, kAnyDataType},
+                                            {"OutputTensor", true, kAnyDataType}};
+extern const OperatorDataTypes kJoinDataTypes{kJoinTensors, std::size(kJoinTensors)};
+
 std::shared_ptr<OperatorPlan> createJoin(const DML_JOIN_OPERATOR_DESC& desc) {
   auto p = std::make_shared<JoinPlan>();
   p->type = DML_OPERATOR_JOIN;

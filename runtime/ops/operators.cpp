@@ -23,7 +23,7 @@ std::shared_ptr<OperatorPlan> createFrom(const void* desc) {
   return Create(*static_cast<const Desc*>(desc));
 }
 constexpr OperatorRow kOperators[] = {
-#define VKDML_OPERATOR(type, name, Desc, inputs, outputs, create) \
+#define VKDML_OPERATOR(type, name, Desc, inputs, outputs, create, dataTypes) \
   {type, name, inputs, outputs, createFrom<Desc, create>},
 #include "operators.inc"
 #undef VKDML_OPERATOR
@@ -37,6 +37,33 @@ std::string implementedNames() {
   return names;
 }
 }  // namespace
+
+FeatureSupport featureSupport(const DeviceInfo& device) {
+  struct Row {
+    DML_OPERATOR_TYPE type;
+    const char* name;
+    const OperatorDataTypes& dataTypes;
+  };
+  static const Row rows[] = {
+#define VKDML_OPERATOR(type, name, Desc, inputs, outputs, create, dataTypes) {type, name, dataTypes},
+#include "operators.inc"
+#undef VKDML_OPERATOR
+  };
+  FeatureSupport support;
+  for (const Row& row : rows) {
+    OperatorSupport op{row.type, row.name, {}, {}, {}};
+    for (size_t i = 0; i < row.dataTypes.count; ++i) {
+      const TensorDataTypes& tensor = row.dataTypes.tensors[i];
+      TensorSupport t{tensor.tensor, {}};
+      for (uint32_t type = 0; type < 32; ++type)
+        if (tensor.types & (1u << type)) t.dataTypes.push_back(static_cast<DML_TENSOR_DATA_TYPE>(type));
+      (tensor.output ? op.outputs : op.inputs).push_back(std::move(t));
+    }
+    if (row.type == DML_OPERATOR_CONVOLUTION_INTEGER) op.convolutionPaths = convolutionPaths(device);
+    support.operators.push_back(std::move(op));
+  }
+  return support;
+}
 
 std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc) {
   if (!desc.Desc)

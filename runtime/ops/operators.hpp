@@ -2,6 +2,7 @@
 // its operator's file, and createPlan, which dispatches a descriptor to it.
 #pragma once
 
+#include <iterator>
 #include <memory>
 
 #include "core/plan.hpp"
@@ -9,8 +10,22 @@
 namespace vkdml {
 namespace detail {
 
-#define VKDML_OPERATOR(type, name, Desc, inputs, outputs, create) \
-  std::shared_ptr<OperatorPlan> create(const Desc& desc);
+// The data types one tensor of an operator accepts (a dataTypeMask), named
+// as its descriptor's field; a tensor that must match another's type lists
+// the same set.
+struct TensorDataTypes {
+  const char* tensor;
+  bool output;
+  uint32_t types;
+};
+struct OperatorDataTypes {
+  const TensorDataTypes* tensors;
+  size_t count;
+};
+
+#define VKDML_OPERATOR(type, name, Desc, inputs, outputs, create, dataTypes) \
+  std::shared_ptr<OperatorPlan> create(const Desc& desc);                    \
+  extern const OperatorDataTypes dataTypes;
 #include "operators.inc"
 #undef VKDML_OPERATOR
 
@@ -22,6 +37,13 @@ std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc);
 // $VKDML_CONVOLUTION_PACKING (defined with the convolution's planner):
 // InvalidArgument, naming the variable, for a value they cannot take.
 PlanDefaults planDefaultsFromEnvironment();
+
+// Device::featureSupport: the table's operators and their data types, and
+// the convolution paths `device` has.
+FeatureSupport featureSupport(const DeviceInfo& device);
+// The ConvolutionPath values (Auto aside) that `device` can run
+// (convolution_integer_plan.cpp, from the rules compileOperator applies).
+std::vector<ConvolutionPath> convolutionPaths(const DeviceInfo& device);
 
 }  // namespace detail
 }  // namespace vkdml

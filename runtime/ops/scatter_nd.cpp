@@ -15,6 +15,8 @@ namespace detail {
 
 namespace {
 constexpr const char* kOp = "DML_SCATTER_ND";
+constexpr uint32_t kIndexTypes = dataTypeMask(
+    {DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT64, DML_TENSOR_DATA_TYPE_UINT64});
 
 // Mirrors `Box` and `ScatterParams` in shaders/scatter_nd.comp (std430).
 struct ScatterBox {
@@ -172,6 +174,13 @@ struct ScatterNdPlan : OperatorPlan {
 };
 }  // namespace
 
+// The updates and the output of the input's type (requireSameType).
+constexpr TensorDataTypes kScatterNdTensors[] = {{"InputTensor", false, kAnyDataType},
+                                                 {"IndicesTensor", false, kIndexTypes},
+                                                 {"UpdatesTensor", false, kAnyDataType},
+                                                 {"OutputTensor", true, kAnyDataType}};
+extern const OperatorDataTypes kScatterNdDataTypes{kScatterNdTensors, std::size(kScatterNdTensors)};
+
 std::shared_ptr<OperatorPlan> createScatterNd(const DML_SCATTER_ND_OPERATOR_DESC& desc) {
   auto p = std::make_shared<ScatterNdPlan>();
   p->type = DML_OPERATOR_SCATTER_ND;
@@ -194,9 +203,7 @@ std::shared_ptr<OperatorPlan> createScatterNd(const DML_SCATTER_ND_OPERATOR_DESC
                           " (all four tensors share one DimensionCount: pad shapes with leading 1s)"));
   requireSameType(kOp, "UpdatesTensor", updates, "InputTensor", in);
   requireSameType(kOp, "OutputTensor", out, "InputTensor", in);
-  requireType(kOp, "IndicesTensor", indices,
-              {DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT64,
-               DML_TENSOR_DATA_TYPE_UINT64});
+  requireType(kOp, "IndicesTensor", indices, kIndexTypes);
   for (uint32_t d = 0; d < dc; ++d)
     if (out.sizes[d] != in.sizes[d])
       throwInvalid(kOp, concat("OutputTensor.Sizes[", d, "]"),

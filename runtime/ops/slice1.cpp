@@ -21,6 +21,11 @@ struct Slice1Plan : OperatorPlan {
 };
 }  // namespace
 
+// Any type, the same for both (readTensor, requireSameType).
+constexpr TensorDataTypes kSlice1Tensors[] = {{"InputTensor", false, kAnyDataType},
+                                              {"OutputTensor", true, kAnyDataType}};
+extern const OperatorDataTypes kSlice1DataTypes{kSlice1Tensors, std::size(kSlice1Tensors)};
+
 std::shared_ptr<OperatorPlan> createSlice1(const DML_SLICE1_OPERATOR_DESC& desc) {
   auto p = std::make_shared<Slice1Plan>();
   p->type = DML_OPERATOR_SLICE1;

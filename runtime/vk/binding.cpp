@@ -2,6 +2,8 @@
 // resources of a binding table (BindingProperties), and the initializer that
 // fills the persistent resource from the inputs flagged
 // DML_TENSOR_FLAG_OWNED_BY_DML.
+#include <cstring>
+
 #include "core/guard.hpp"
 #include "device_impl.hpp"
 
@@ -46,6 +48,28 @@ std::optional<BoundRange> resourceRange(BindingTable::Impl& t, const std::option
   return BoundRange{own, 0, own->address, bytes};
 }
 }  // namespace
+
+void pointTable(BindingTable::Impl& t, const std::shared_ptr<const CompiledOperator::Impl>& op) {
+  const OperatorPlan& plan = Access::plan(op->op);
+  const size_t slots = plan.inputs.size() + plan.outputs.size();
+  // Two address arrays (executions', the initializer's) of the slots, the
+  // temporary and the persistent resource.
+  const uint64_t bytes = 2 * (slots + 2) * sizeof(uint64_t);
+  // Allocated before the table changes: a failure leaves it as it was.
+  std::shared_ptr<Buffer::Impl> table =
+      t.table && t.table->size >= bytes ? t.table : allocateBuffer(op->device, bytes, true);
+  t.op = op;
+  t.table = std::move(table);
+  t.slots.assign(slots, std::nullopt);
+  // The temporary and persistent resources are allocated on first use,
+  // where the caller binds none (temporaryRange, persistentRange).
+  t.temporary.reset();
+  t.persistent.reset();
+  t.ownTemporary.reset();
+  t.ownPersistent.reset();
+  t.ownPersistentInitialized = false;
+  std::memset(t.table->mapped, 0, bytes);
+}
 
 std::optional<BoundRange> temporaryRange(BindingTable::Impl& t) {
   return resourceRange(t, t.temporary, t.ownTemporary, t.op->scratchBytes);
@@ -114,6 +138,17 @@ void BindingTable::bindPersistent(const BufferBinding& persistent) try {
   detail::rethrowAsError("BindingTable", "bindPersistent");
 }
 
+void BindingTable::reset(const CompiledOperator& op) try {
+  if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "reset", "the binding table is empty");
+  if (!op.impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "op", "the compiled operator is empty");
+  if (op.impl_->device != impl_->op->device)
+    throw Error(ErrorCode::InvalidArgument, "BindingTable", "op",
+                "the operator was compiled for another device than the table's");
+  detail::pointTable(*impl_, op.impl_);
+} catch (...) {
+  detail::rethrowAsError("BindingTable", "reset");
+}
+
 void CompiledOperator::recordInitializer(VkCommandBuffer cmd, const BindingTable& bindings) const try {
   if (!impl_)
     throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "recordInitializer", "the compiled operator is empty");
@@ -122,7 +157,8 @@ void CompiledOperator::recordInitializer(VkCommandBuffer cmd, const BindingTable
   const OperatorPlan& plan = detail::Access::plan(impl_->op);
   BindingTable::Impl* t = bindings.impl_.get();
   if (!t || t->op.get() != impl_.get())
-    detail::throwInvalid(plan.name, "bindings", "the binding table was created by another compiled operator");
+    detail::throwInvalid(plan.name, "bindings",
+                         "the binding table was created by (or reset to) another compiled operator");
   for (const auto& owned : impl_->owned)
     if (!t->slots[owned.slot] || !t->slots[owned.slot]->address)
       detail::throwInvalid(plan.name, plan.inputs[owned.slot].name,

@@ -91,14 +91,7 @@ std::vector<std::string> CompiledOperator::kernelNames() const try {
 BindingTable CompiledOperator::createBindingTable() const try {
   if (!impl_) throw Error(ErrorCode::InvalidArgument, "BindingTable", "op", "the compiled operator is empty");
   auto t = std::make_shared<BindingTable::Impl>();
-  t->op = impl_;
-  const OperatorPlan& plan = detail::Access::plan(impl_->op);
-  t->slots.assign(plan.inputs.size() + plan.outputs.size(), std::nullopt);
-  // The temporary and persistent resources are allocated on first use,
-  // where the caller binds none (detail::temporaryRange, persistentRange).
-  const size_t bytes = 2 * t->slotCount() * 8;
-  t->table = allocateBuffer(impl_->device, bytes, true);
-  std::memset(t->table->mapped, 0, bytes);
+  detail::pointTable(*t, impl_);
   return BindingTable(t);
 } catch (...) {
   detail::rethrowAsError("CompiledOperator", "createBindingTable");
@@ -110,7 +103,8 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
   const OperatorPlan& plan = detail::Access::plan(impl_->op);
   BindingTable::Impl* t = bindings.impl_.get();
   if (!t || t->op.get() != impl_.get())
-    detail::throwInvalid(plan.name, "bindings", "the binding table was created by another compiled operator");
+    detail::throwInvalid(plan.name, "bindings",
+                         "the binding table was created by (or reset to) another compiled operator");
   auto owned = [&](size_t slot) {
     return slot < plan.inputs.size() && plan.inputs[slot].tensor && plan.inputs[slot].tensor->owned;
   };

@@ -159,6 +159,10 @@ std::shared_ptr<Device> Device::adopt(VkInstance instance, VkPhysicalDevice phys
 const DeviceInfo& Device::info() const noexcept {
   return impl_->info;
 }
+
+FeatureSupport Device::featureSupport() const try { return detail::featureSupport(impl_->info); } catch (...) {
+  detail::rethrowAsError("Device", "featureSupport");
+}
 VkInstance Device::instance() const noexcept {
   return impl_->instance;
 }

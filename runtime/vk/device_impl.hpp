@@ -187,6 +187,9 @@ BoundRange resolveRange(const char* op, const std::string& field, const Device& 
 // and persistent resources may overlap nothing. Throws InvalidArgument.
 void checkOverlaps(const OperatorPlan& plan, const std::vector<std::optional<BoundRange>>& slots,
                    const std::optional<BoundRange>& temporary, const std::optional<BoundRange>& persistent);
+// Points `t` at `op` with nothing bound (createBindingTable, reset): its
+// address arrays kept where they have room for op's slots, zeroed.
+void pointTable(BindingTable::Impl& t, const std::shared_ptr<const CompiledOperator::Impl>& op);
 // Writes the table's two address arrays from its state.
 void publishAddresses(BindingTable::Impl& t);
 // The table's temporary / persistent resource, the table's own allocated

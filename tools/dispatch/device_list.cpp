@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "data_types.hpp"
+
 namespace dispatch {
 
 namespace {
@@ -57,6 +59,25 @@ void printDeviceFeatures(const vkdml::DeviceInfo& info, std::ostream& out) {
   line("cooperative matrix (VK_NV_cooperative_matrix)", yes(info.cooperativeMatrixNV));
   line("int8 16x16x32 cooperative matrices", yes(info.cooperativeMatrixInt8));
   line("validation layers", yes(info.validationEnabled));
+}
+
+void printFeatureSupport(const vkdml::FeatureSupport& support, std::ostream& out) {
+  out << "Operators (DML_FEATURE_LEVEL_" << (support.featureLevel >> 12) << "_" << ((support.featureLevel >> 8) & 0xF)
+      << "):\n";
+  for (const vkdml::OperatorSupport& op : support.operators) {
+    out << "  " << op.name << "\n";
+    for (const auto* tensors : {&op.inputs, &op.outputs})
+      for (const vkdml::TensorSupport& tensor : *tensors) {
+        out << "    " << tensor.name << ":";
+        for (DML_TENSOR_DATA_TYPE type : tensor.dataTypes) out << " " << dataTypeName(type);
+        out << "\n";
+      }
+    if (op.type == DML_OPERATOR_CONVOLUTION_INTEGER) {
+      out << "    paths:";
+      for (vkdml::ConvolutionPath path : op.convolutionPaths) out << " " << vkdml::toString(path);
+      out << "\n";
+    }
+  }
 }
 
 }  // namespace dispatch

@@ -13,5 +13,8 @@ void printDeviceList(std::ostream& out);
 // The selected device's properties and features that vkdml's kernels and
 // paths depend on (vkdml::DeviceInfo), one "name: value" line each.
 void printDeviceFeatures(const vkdml::DeviceInfo& info, std::ostream& out);
+// The operators the device supports (Device::featureSupport): each tensor's
+// data types, ConvolutionInteger's paths, the DirectML feature level.
+void printFeatureSupport(const vkdml::FeatureSupport& support, std::ostream& out);
 
 }  // namespace dispatch

@@ -65,6 +65,7 @@ int runTool(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   }
   if (options.list) {
     printDeviceFeatures(device->info(), out);
+    printFeatureSupport(device->featureSupport(), out);
     if (options.model.empty()) return 0;
   }
   int code = runOnDevice(*device, options, out, err);
