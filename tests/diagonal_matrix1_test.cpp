@@ -232,3 +232,15 @@ TEST_CASE("diagonal_matrix1: validation rules") {
     test::expectInvalid(d.op, "OutputTensor.TotalTensorSizeInBytes", {"80"});
   }
 }
+
+TEST_CASE("diagonal_matrix1: an owned input's persistent copy whose size overflows 64 bits is rejected") {
+  // Found by the descriptor fuzzer: accepted, then compileOperator failed.
+  Tensor input(DML_TENSOR_DATA_TYPE_INT8, {1, 1}), output(DML_TENSOR_DATA_TYPE_INT8, {1, 1});
+  Diagonal d;
+  const DML_OPERATOR_DESC& op = d.make(&input, output, 0, 0, 1);
+  input.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+  input.buffer.TotalTensorSizeInBytes = ~uint64_t(0);
+  test::expectInvalid(op, "InputTensor.TotalTensorSizeInBytes", {"DML_TENSOR_FLAG_OWNED_BY_DML", "overflows 64 bits"});
+  input.buffer.Flags = DML_TENSOR_FLAG_NONE;  // not copied: nothing to overflow
+  CHECK_FALSE(vkdml::validate(op).has_value());
+}

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "core/checked.hpp"
 #include "core/guard.hpp"
 
 namespace vkdml {
@@ -65,6 +66,21 @@ FeatureSupport featureSupport(const DeviceInfo& device) {
   return support;
 }
 
+namespace {
+// Inputs flagged DML_TENSOR_FLAG_OWNED_BY_DML are copied into the persistent
+// resource, each 256-byte aligned (vk/compile.cpp lays it out): its size
+// must fit 64 bits, a rule of the descriptor.
+void checkPersistentCopies(const OperatorPlan& plan) {
+  Checked persistent = 0;
+  for (const Slot& slot : plan.inputs)
+    if (slot.tensor && slot.tensor->owned) {
+      persistent = persistent.roundUp(DML_PERSISTENT_BUFFER_ALIGNMENT) + Checked(slot.tensor->totalBytes);
+      persistent.roundUp(4).get(plan.name, slot.name + ".TotalTensorSizeInBytes",
+                                "the size of the persistent copies of the inputs flagged DML_TENSOR_FLAG_OWNED_BY_DML");
+    }
+}
+}  // namespace
+
 std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc) {
   if (!desc.Desc)
     throw Error(ErrorCode::InvalidArgument, "DML_OPERATOR_DESC", "Desc", "DML_OPERATOR_DESC: Desc: is null");
@@ -78,6 +94,7 @@ std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc) {
       throw Error(ErrorCode::Internal, row.name, "operator table",
                   concat(row.name, ": operator table: its plan (", plan->name, ", ", plan->inputs.size(), " inputs, ",
                          plan->outputs.size(), " outputs) does not match its row in operators.inc"));
+    checkPersistentCopies(*plan);
     return plan;
   }
   throw Error(ErrorCode::Unsupported, "DML_OPERATOR_DESC", "Type",
