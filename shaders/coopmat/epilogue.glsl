@@ -1,0 +1,104 @@
+// convolution_integer_coopmat.comp: the zero-point sums and the epilogue,
+// which folds them into the accumulators and stores the output.
+
+// Before the tile's first step: the sums start at 0, and each column's
+// filter zero point, flipped like the filter, is read once per tile.
+void beginSums() {
+  if (NEED_ROW_SUMS) {
+    if (t < BM) rowSums[t] = 0;
+    if (t < BN) {
+      uint wz = 0;
+      if (HAS_WZ && t < Ng - n0)
+        wz = loadByte(filterZeroPointAddress + uint64_t(g * Ng + n0 + t) * p.filterZeroPointStride);
+      colZeroPoints[t] = bitfieldExtract(int(wz ^ (FILTER_FLIP & 0xFFu)), 0, 8);
+    }
+  }
+  if (NEED_COL_SUMS && t < BN) colSums[t] = 0;
+}
+
+// After the last: each row and column has several contributors.
+void addSums() {
+  if (NEED_ROW_SUMS) {
+    if (PACKED != 0 && PACK_A)
+      atomicAdd(rowSums[t / 2], rowPartial[0]);
+    else
+      [[unroll]] for (uint j = 0; j < 4; ++j) atomicAdd(rowSums[quadTileRow(aQuadRow, j)], rowPartial[j]);
+  }
+  if (NEED_COL_SUMS) [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) atomicAdd(colSums[(t + r * WG) / 2], colPartial[r]);
+}
+
+// The scratch value at row `offset` (from the rows in scratch) and scratch
+// column c, with the zero points folded in. A term whose sums were not
+// taken is 0 (its zero point is).
+int corrected(uint scratch, uint offset, uint c, int rowSum, int wz, int colSum) {
+  return int(tiles[scratch + c * SCRATCH_COLUMN4 + offset / 4][offset % 4]) +
+         (NEED_ROW_SUMS ? (NEED_COL_SUMS ? int(Kg) * xzFlipped - rowSum : -rowSum) * wz : 0) -
+         (NEED_COL_SUMS ? xzFlipped * colSum : 0);
+}
+
+// Per warp, 32 rows x 16 columns at a time through shared memory
+// (column-major, SCRATCH_COLUMN4 apart). Where the output allows
+// (OUTPUT_QUADS, a 16-byte aligned base) each lane stores 4 consecutive m of
+// a channel as one 16-byte word, 8 lanes a whole line; otherwise each lane 1
+// m, each store instruction 32 consecutive m of a channel. These loops are
+// unrolled like every loop that indexes `acc` (FRAGMENT_LOOP): a dynamic
+// index would move the accumulators out of registers.
+void storeOutput() {
+  const uint scratch = warp * SCRATCH_WARP4;
+  // Read once: a parameter read between output stores would be repeated
+  // after each (the stores might alias the parameter block).
+  const INDEX_T outputChannelStride = INDEX_T(p.outputStrides[1]);
+  const uint columnsLeft = Ng - n0;
+  const bool quadStores = OUTPUT_QUADS && (uint(outputAddress) & 15u) == 0;
+  FRAGMENT_LOOP for (uint ip = 0; ip < FM / 2; ++ip) {
+    const uint rowBase = (warpM * FM + 2 * ip) * 16;  // a multiple of 32: m0 + rowBase + 0..31 are its m
+    // This lane's first m: rowBase + lane, or the quad's first where quadStores.
+    const uint mQuad = lane % 8, quadGroup = lane / 8;
+    const uint row = rowBase + lane;
+    const uint m = m0 + (quadStores ? rowBase + 4 * mQuad : tileRowM(row));
+    const bool valid = m - m0 < M - m0;  // for quads: all 4 (M % 4 == 0)
+    const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
+    const INDEX_T outRow = INDEX_T(batch) * INDEX_T(p.outputStrides[0]) + INDEX_T(oy) * INDEX_T(p.outputStrides[2]) +
+                           INDEX_T(ox) * INDEX_T(p.outputStrides[3]) + INDEX_T(g * Ng + n0) * outputChannelStride;
+    FRAGMENT_LOOP for (uint j = 0; j < FN; ++j) {
+      // The warp's scratch is its own: only its first use waits for every
+      // warp (the staging buffers it overlaps are no longer read, the sums
+      // are complete), later ones for the warp's own reads.
+      if (ip == 0 && j == 0)
+        barrier();
+      else
+        WARP_BARRIER();
+      [[unroll]] for (uint h = 0; h < 2; ++h) STORE_ACC(acc[(2 * ip + h) * FN + j], scratch + 4 * h, SCRATCH_COLUMN4);
+      WARP_BARRIER();
+      const uint column0 = (warpN * FN + j) * 16;
+      if (quadStores) {
+        // The tile row (from rowBase) of m's quad element e.
+        uvec4 quadRow;
+        [[unroll]] for (uint e = 0; e < 4; ++e) quadRow[e] = ROWS_INTERLEAVED ? mQuad + 8 * e : 4 * mQuad + e;
+        ivec4 rowSum4 = ivec4(0);
+        if (NEED_ROW_SUMS)
+          [[unroll]] for (uint e = 0; e < 4; ++e) rowSum4[e] = rowSums[rowBase + quadRow[e]];
+        [[unroll]] for (uint q = 0; q < 4; ++q) {
+          const uint c = 4 * q + quadGroup, column = column0 + c;
+          if (!valid || column >= columnsLeft) continue;
+          const int wz = NEED_ROW_SUMS ? colZeroPoints[column] : 0, colSum = NEED_COL_SUMS ? colSums[column] : 0;
+          ivec4 value;
+          [[unroll]] for (uint e = 0; e < 4; ++e) value[e] = corrected(scratch, quadRow[e], c, rowSum4[e], wz, colSum);
+          const uint64_t address = outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * outputChannelStride);
+          if (ACCUMULATE_OUTPUT) value += Output4ReadRef(address).value;
+          Output4Ref(address).value = value;
+        }
+      } else {
+        const int rowSum = NEED_ROW_SUMS ? rowSums[row] : 0;
+        [[unroll]] for (uint c = 0; c < 16; ++c) {
+          const uint column = column0 + c;
+          if (!valid || column >= columnsLeft) continue;
+          const int wz = NEED_ROW_SUMS ? colZeroPoints[column] : 0, colSum = NEED_COL_SUMS ? colSums[column] : 0;
+          const int value = corrected(scratch, lane, c, rowSum, wz, colSum);
+          const uint64_t address = outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * outputChannelStride);
+          OutputRef(address).value = ACCUMULATE_OUTPUT ? OutputReadRef(address).value + value : value;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,100 @@
+// convolution_integer_coopmat.comp: staging A, the im2col matrix, gathered
+// from the input (stage.glsl describes the quads).
+
+// The 4x4 byte transpose that turns 4 k-rows of 4 m (byte j of word i is
+// (k i, m j)) into 4 m-rows of 4 k, in two rounds of 8- then 16-bit interleaves.
+uvec4 transposeBytes(uvec4 w) {
+  const uint lo = 0x00FF00FFu, hi = 0xFF00FF00u;
+  const uint t0 = (w.x & lo) | ((w.y & lo) << 8);  // (k0,m0) (k1,m0) (k0,m2) (k1,m2)
+  const uint t1 = ((w.x & hi) >> 8) | (w.y & hi);  // (k0,m1) (k1,m1) (k0,m3) (k1,m3)
+  const uint t2 = (w.z & lo) | ((w.w & lo) << 8);  // likewise for k2, k3
+  const uint t3 = ((w.z & hi) >> 8) | (w.w & hi);
+  return uvec4((t0 & 0xFFFFu) | (t2 << 16), (t1 & 0xFFFFu) | (t3 << 16), (t0 >> 16) | (t2 & 0xFFFF0000u),
+               (t1 >> 16) | (t3 & 0xFFFF0000u));
+}
+
+// k i of the A quad, at (c, ky, kx): the tap's offset from the quad's
+// pixelBase is the same for its 4 rows.
+void loadAK(uint i, uint c, uint ky, uint kx) {
+  const uint dy = ky * DILATION_Y, dx = kx * DILATION_X;
+  const bool kValid = i < staged.aCount;
+  if (ROWS_CONTIGUOUS) {
+    const int xOff = int(dx) - int(PAD_X), xAligned = xOff & ~3;
+    const COORD_T x0 = ix0[0] + COORD_T(xAligned);
+    const bool rowIn = kValid && (Y_IN_RANGE || inRange(iy0[0] + COORD_T(dy), p.inputH));
+    // INDEX_T offsets wrap: the low word's may lie below 0 (padding).
+    const INDEX_T offset = pixelBase[0] + INDEX_T(c) * inS1 + INDEX_T(dy) * inS2 + INDEX_T(COORD_T(xAligned));
+    staged.aLow[i] = rowIn && (X_IN_RANGE || inRange(x0, p.inputW)) ? WordRef(inputAddress + uint64_t(offset)).value : xzWord;
+    // The second word, at offset + 4, only where the 4 bytes straddle two and
+    // the next lane's quad does not continue the row (its first word is this one).
+    staged.aHigh[i] = rowIn && (xOff & 3) != 0 && !highFromNext && (X_IN_RANGE || inRange(x0 + 4, p.inputW))
+                     ? WordRef(inputAddress + uint64_t(offset + 4)).value
+                     : xzWord;
+    staged.aShift[i] = uint(xOff & 3) * 8;
+  } else {
+    const INDEX_T tap = INDEX_T(c) * inS1 + INDEX_T(dy) * inS2 + INDEX_T(dx) * inS3;
+    uint word = 0;
+    [[unroll]] for (uint j = 0; j < 4; ++j) {
+      const bool inside = kValid && rowValid[j] && (Y_IN_RANGE || inRange(iy0[j] + COORD_T(dy), p.inputH)) &&
+                          (X_IN_RANGE || inRange(ix0[j] + COORD_T(dx), p.inputW));
+      const uint value = inside ? loadByte(inputAddress + uint64_t(pixelBase[j] + tap)) : xzBits;
+      word |= value << (8 * j);
+    }
+    staged.aLow[i] = word;
+    staged.aShift[i] = 0;
+  }
+}
+
+// Every step loaded lies below kTiles * BK, which is Kg for whole steps.
+void loadAStep(uint kt) {
+  const uint kq = kt * BK + 4 * aQuadK;
+  staged.aCount = WHOLE_STEPS ? quadK : kq < Kg ? min(quadK, Kg - kq) : 0u;
+  uint c = quadC, ky = quadKy, kx = quadKx;
+  loadAK(0, c, ky, kx);
+  stepK(c, ky, kx);
+  loadAK(1, c, ky, kx);
+  stepK(c, ky, kx);
+  loadAK(2, c, ky, kx);
+  stepK(c, ky, kx);
+  loadAK(3, c, ky, kx);
+  // The quad's first k of the next step: + BK as a step of (c, ky, kx), without dividing.
+  const uint STEP_C = BK / KHW, STEP_KY = (BK % KHW) / KW, STEP_KX = BK % KW;
+  if (KW > 1) {
+    quadKx += STEP_KX;
+    if (quadKx >= KW) {
+      quadKx -= KW;
+      if (KH > 1)
+        ++quadKy;
+      else
+        ++quadC;
+    }
+  }
+  if (KH > 1) {
+    quadKy += STEP_KY;
+    if (quadKy >= KH) {
+      quadKy -= KH;
+      ++quadC;
+    }
+  }
+  quadC += STEP_C;
+}
+
+// The 4 bytes of k i: funnel-shifted, flipped to INT8, 0 past M and Kg. The
+// high word: the next lane's low word where its quad continues the row.
+uint aWord(uint i, uvec4 nextLow) {
+  if (i >= staged.aCount) return 0u;
+  const uint high = highFromNext ? nextLow[i] : staged.aHigh[i];
+  const uint word = staged.aShift[i] == 0 ? staged.aLow[i] : (staged.aLow[i] >> staged.aShift[i]) | (high << (32 - staged.aShift[i]));
+  return (word ^ INPUT_FLIP) & (ROWS_CONTIGUOUS ? ~0u : rowMask);
+}
+
+// Stores the registers into buffer `b` and adds them to the sums.
+void storeAStep(uint b) {
+  const uint base = b * STAGE4;
+  const uvec4 nextLow = subgroupShuffleDown(staged.aLow, 1);  // in uniform control flow
+  const uvec4 rows = transposeBytes(uvec4(aWord(0, nextLow), aWord(1, nextLow), aWord(2, nextLow), aWord(3, nextLow)));
+  [[unroll]] for (uint j = 0; j < 4; ++j) {
+    tiles[base + quadTileRow(aQuadRow, j) * ROW4 + aQuadK / 4][aQuadK % 4] = rows[j];
+    if (NEED_ROW_SUMS) rowPartial[j] += signedByteSum(rows[j]);
+  }
+}

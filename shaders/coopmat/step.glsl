@@ -1,0 +1,73 @@
+// convolution_integer_coopmat.comp: what one K step stages, loadStep (global
+// memory to registers) and storeStep (registers to shared buffer b, and the
+// sums): the gathered operands (stage_a.glsl, stage_b.glsl), or the packed
+// ones.
+
+#if !PACKED
+void loadStep(uint kt) {
+  loadAStep(kt);
+  loadBStep(kt);
+}
+void storeStep(uint b) {
+  storeAStep(b);
+  storeBStep(b);
+}
+void beginPacked() {}
+#else
+// The filter (B) comes packed (convolution_integer_pack.comp), and the
+// im2col matrix (A) too where PACK_A: each K step is one contiguous block,
+// already flipped and padded; invocation t stages chunk t of A (row t/2)
+// and chunks t, t + WG of B.
+uint64_t aBlocks, bBlocks;  // this invocation's chunk of the tile's first step
+uvec4 aChunk;
+void beginPacked() {
+  const uint64_t packed = tensorAddress(p.scratchSlot);
+  // Blocks of all K steps per tile (p.kTiles, kTiles unless CHUNKED); this
+  // dispatch's chunk starts at step kBegin / BK.
+  const uint allSteps = CHUNKED ? p.kTiles : kTiles, firstStep = kBegin / BK;
+  aBlocks = packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * allSteps + firstStep) * (BM * 32) + 16 * t;
+  bBlocks = packed + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * allSteps + firstStep) * (BN * 32) + 16 * t;
+}
+uvec4 loadPackedA(uint kt) { return Word4Ref(aBlocks + uint64_t(kt) * (BM * 32)).value; }
+uvec4 loadPackedB(uint kt, uint r) { return Word4Ref(bBlocks + uint64_t(kt) * (BN * 32) + 16 * WG * r).value; }
+void loadStep(uint kt) {
+  if (PACK_A)
+    aChunk = loadPackedA(kt);
+  else
+    loadAStep(kt);
+  staged.bRaw[0] = loadPackedB(kt, 0);
+  if (B_CHUNKS == 2) staged.bRaw[1] = loadPackedB(kt, 1);
+}
+void storeStep(uint b) {
+  const uint base = b * STAGE4;
+  if (PACK_A) {
+    tiles[base + (t / 2) * ROW4 + t % 2] = aChunk;
+    if (NEED_ROW_SUMS) rowPartial[0] += signedByteSum(aChunk);
+  } else
+    storeAStep(b);
+  [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) {
+    tiles[base + (BM + (t + r * WG) / 2) * ROW4 + t % 2] = staged.bRaw[r];
+    if (NEED_COL_SUMS) colPartial[r] += signedByteSum(staged.bRaw[r]);
+  }
+}
+
+#if PREFETCH > 1
+// Packed chunks PREFETCH K steps ahead of their store: slot i of the rings
+// holds the step that is i modulo PREFETCH. The step loop is unrolled by
+// PREFETCH so that every slot index is a literal (a dynamic index, or
+// picking the slot by compares, measured slower on the H200). A, where it
+// is gathered, stays one step ahead.
+uvec4 ringA[PREFETCH], ringB0[PREFETCH], ringB1[PREFETCH];
+void loadSlot(uint kt, uint slot) {
+  if (kt >= kTiles) return;
+  if (PACK_A) ringA[slot] = loadPackedA(kt);
+  ringB0[slot] = loadPackedB(kt, 0);
+  if (B_CHUNKS == 2) ringB1[slot] = loadPackedB(kt, 1);
+}
+void takeSlot(uint slot) {
+  if (PACK_A) aChunk = ringA[slot];
+  staged.bRaw[0] = ringB0[slot];
+  if (B_CHUNKS == 2) staged.bRaw[1] = ringB1[slot];
+}
+#endif
+#endif

@@ -1,0 +1,104 @@
+// convolution_integer_coopmat.comp: the tile (interface/convolution_integer.h),
+// the specialization constants and what follows from them, shared memory,
+// and the order of the tile's rows.
+
+const uint WARPS_M = COOPMAT_WARPS_M, WARPS_N = COOPMAT_WARPS_N;
+const uint FM = COOPMAT_FM;
+const uint WG = COOPMAT_WORKGROUP;
+VKDML_SPECIALIZATION(ConvolutionIntegerCoopmatConstants, VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS)
+layout(local_size_x = WG) in;  // the host passes WG as WORKGROUP_SIZE: the tiling assumes it
+const uint KHW = KH * KW;
+const bool HAS_XZ = (FLAGS & HAS_INPUT_ZERO_POINT) != 0;
+const bool HAS_WZ = (FLAGS & HAS_FILTER_ZERO_POINT) != 0;
+const bool INPUT_SIGNED = (FLAGS & INPUT_SIGNED_FLAG) != 0;
+const bool FILTER_SIGNED = (FLAGS & FILTER_SIGNED_FLAG) != 0;
+const bool ROWS_CONTIGUOUS = (FLAGS & INPUT_ROWS_CONTIGUOUS) != 0;
+const bool Y_IN_RANGE = (FLAGS & TAPS_Y_IN_RANGE) != 0;
+const bool X_IN_RANGE = (FLAGS & TAPS_X_IN_RANGE) != 0;
+const bool K_CONTIGUOUS = (FLAGS & FILTER_K_CONTIGUOUS) != 0;
+const bool WHOLE_STEPS = (FLAGS & K_WHOLE_STEPS) != 0;
+const bool OUTPUT_QUADS = (FLAGS & OUTPUT_M_QUADS) != 0;
+const bool TWO_STEPS = (FLAGS & K_TWO_STEPS) != 0;
+const bool ACCUMULATE_OUTPUT = (FLAGS & ACCUMULATE) != 0;  // a later chunk of K: add to the output
+const bool CHUNKED = (FLAGS & K_CHUNKED) != 0;             // a chunk of K, not all of it
+const bool ROWS_OF_GROUPS = (FLAGS & GRID_ROWS) != 0;
+// XOR masks that flip UINT8 bytes to INT8.
+const uint INPUT_FLIP = INPUT_SIGNED ? 0u : 0x80808080u;
+const uint FILTER_FLIP = FILTER_SIGNED ? 0u : 0x80808080u;
+// The row sums only matter where the flipped filter zero point can be
+// nonzero, the column sums where the flipped input zero point can.
+const bool NEED_ROW_SUMS = !FILTER_SIGNED || HAS_WZ;
+const bool NEED_COL_SUMS = !INPUT_SIGNED || HAS_XZ;
+const uint BM = COOPMAT_BM;         // tile rows (output pixels)
+const uint BN = FN * 16 * WARPS_N;  // tile columns (output channels of the group)
+const uint BK = COOPMAT_BK;         // tile depth: one fragment K
+const uint ROW4 = COOPMAT_ROW4;
+const uint STAGE4 = (BM + BN) * ROW4;  // one buffer: A rows, then B rows
+const uint B_CHUNKS = BN * 2 / WG;     // 16-byte B chunks each invocation stages per step: 1 or 2
+// The epilogue's per-warp scratch (interface/convolution_integer.h).
+const uint SCRATCH_COLUMN4 = COOPMAT_SCRATCH_COLUMN4;
+const uint SCRATCH_WARP4 = 16 * SCRATCH_COLUMN4;
+const uint SCRATCH4 = COOPMAT_SCRATCH4;
+shared uvec4 tiles[VKDML_COOPMAT_TILES4(BN)];  // max(2 * STAGE4, SCRATCH4)
+shared int rowSums[BM];  // sum over k of each staged A row (flipped bytes)
+shared int colSums[BN];  // likewise for B rows
+shared int colZeroPoints[BN];  // the filter zero point of each column, flipped
+
+// Gathered A (not packed): row j of row quad q (m 4q + j) goes to tile row
+// 32 * (q / 8) + 8 * j + q % 8. Each 32 tile rows still hold 32 consecutive
+// m (the epilogue's stores stay whole lines), and the 32 lanes storing row j
+// of their quads hit 8 distinct bank groups.
+const bool ROWS_INTERLEAVED = !(PACKED != 0 && PACK_A);
+uint quadTileRow(uint quad, uint j) { return ROWS_INTERLEAVED ? 32 * (quad / 8) + 8 * j + quad % 8 : 4 * quad + j; }
+// The m (from m0) of a tile row.
+uint tileRowM(uint row) { return ROWS_INTERLEAVED ? (row & ~31u) + 4 * (row % 8) + (row % 32) / 8 : row; }
+
+// A specialization constant widened in code: as a constant expression the
+// 64-bit conversion would need SPIR-V 1.4.
+COORD_T coord(uint v) { return COORD_T(v); }
+
+// What every tile of this invocation shares (set once by setupInvocation):
+// Private variables, registers once the driver has inlined the functions.
+ConvParams p;
+uint t, lane, warp, warpM, warpN;
+uint64_t inputAddress, inputZeroPointAddress, filterAddress, filterZeroPointAddress, outputAddress;
+// Kg: the length of this dispatch's chunk of K, all of it unless CHUNKED:
+// k in [kBegin, kBegin + Kg) (kBegin a multiple of BK); every k is counted
+// from kBegin. kTiles: its K steps.
+uint M, Ng, Kg, kBegin, kTiles;
+// The input zero point: its raw byte (the value of padded positions), its
+// value in the flipped domain, and its byte in all 4 of a word.
+uint xzBits, xzWord;
+int xzFlipped;
+INDEX_T inS0, inS1, inS2, inS3, fS0, fS1, fS2, fS3;
+
+void setupInvocation() {
+  p = ConvParams(pc.paramsAddress);
+  t = gl_LocalInvocationID.x;
+  lane = t % 32, warp = t / 32;
+  warpM = warp % WARPS_M, warpN = warp / WARPS_M;
+  inputAddress = tensorAddress(0);
+  inputZeroPointAddress = tensorAddress(1);
+  filterAddress = tensorAddress(2);
+  filterZeroPointAddress = tensorAddress(3);
+  outputAddress = tensorAddress(4);
+  M = p.M, Ng = p.groupOutputChannels;
+  Kg = CHUNKED ? p.kLength : p.groupK, kBegin = CHUNKED ? p.kBegin : 0u;
+  kTiles = Kg / BK + uint(Kg % BK != 0);
+  xzBits = HAS_XZ ? loadByte(inputZeroPointAddress) : 0u;
+  xzFlipped = bitfieldExtract(int(xzBits ^ (INPUT_FLIP & 0xFFu)), 0, 8);
+  xzWord = xzBits * 0x01010101u;
+  inS0 = INDEX_T(p.inputStrides[0]), inS1 = INDEX_T(p.inputStrides[1]);
+  inS2 = INDEX_T(p.inputStrides[2]), inS3 = INDEX_T(p.inputStrides[3]);
+  fS0 = INDEX_T(p.filterStrides[0]), fS1 = INDEX_T(p.filterStrides[1]);
+  fS2 = INDEX_T(p.filterStrides[2]), fS3 = INDEX_T(p.filterStrides[3]);
+}
+
+// The tile this workgroup works on: its place along m and n, and its group.
+uint mTile, nTile, g, m0, n0;
+void setTile(uint tile) {
+  mTile = tile % p.mTiles;
+  nTile = (tile / p.mTiles) % p.nTiles;
+  g = tile / p.mTiles / p.nTiles;
+  m0 = mTile * BM, n0 = nTile * BN;
+}
