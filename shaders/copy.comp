@@ -19,32 +19,8 @@
 // mask (ScatterND: the rows its updates overwrite).
 VKDML_SPECIALIZATION(CopyConstants, VKDML_COPY_CONSTANTS)
 
-struct CopySegment {
-  uint64_t firstRow;     // where the segment starts among the dispatch's rows
-  uint64_t inputOffset;  // elements
-  uint64_t outputOffset;
-  int64_t inputStrides[8];
-  int64_t outputStrides[8];
-  uint sizes[8];  // innermost last; rank dimensions used, aligned to the end
-  uint rank;
-  uint inputSlot;
-  uint outputSlot;
-  uint rowsPerMaskBit;  // 0: no mask; else row r is skipped if bit r / rowsPerMaskBit is set
-  uint maskSlot;        // the slot of the mask's words
-  uint pieceShift;      // each row is walked as 2^pieceShift pieces, consecutive rows of the dispatch
-};
-
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer MaskWords {
   uint words[];
-};
-
-layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer CopyParams {
-  uint64_t totalRows;
-  uint segmentCount;
-  uint columnShift;  // log2 of the invocations along one row
-  uint rowStride;    // rows walked at once by the whole grid
-  uint pad;
-  CopySegment segments[];
 };
 
 void main() {

@@ -11,19 +11,6 @@
 // limits are worked out once.
 VKDML_SPECIALIZATION(DiagonalMatrix1Constants, VKDML_DIAGONAL_MATRIX1_CONSTANTS)
 
-layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer DiagonalParams {
-  int64_t inputStrides[4];  // {batch0, batch1, y, x}, in elements; unused when there is no input
-  int64_t outputStrides[4];
-  uint sizes[4];            // {batch0, batch1, height, width}: ranks below 4 padded with leading 1s
-  uvec2 value;              // the first ELEMENT_BYTES bytes of DML_SCALAR_UNION, zero-extended
-  int fillBegin;
-  int fillEnd;
-  uint rows;                // batch0 * batch1 * height
-  uint hasInput;
-  uint columnShift;         // log2 of the invocations along one row
-  uint rowStride;           // rows walked at once by the whole grid
-};
-
 ELEMENT_T valueBits(uvec2 v) {
 #if ELEMENT_BYTES == 8
   return v;
@@ -36,7 +23,7 @@ void main() {
   DiagonalParams p = DiagonalParams(pc.paramsAddress);
   const uint64_t outputAddress = tensorAddress(1);  // slot 0 is the input, present or not
   const uint64_t inputAddress = p.hasInput != 0 ? tensorAddress(0) : 0;
-  const ELEMENT_T value = valueBits(p.value);
+  const ELEMENT_T value = valueBits(uvec2(p.value[0], p.value[1]));
   const bool inverted = p.fillEnd >= p.fillBegin;
   const uint width = p.sizes[3];
   const uint columnStride = 1u << p.columnShift;

@@ -32,33 +32,9 @@ layout(buffer_reference, std430, buffer_reference_align = INDICES_BYTES) readonl
   INDICES_T value;
 };
 
-// A row-major box of elements addressed in two tensors A and B.
-struct Box {
-  uint64_t stridesA[8];
-  uint64_t stridesB[8];
-  uint sizes[8];  // innermost last; `rank` dimensions used, aligned to the end
-  uint rank;
-  uint pad;
-};
-
-layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer ScatterParams {
-  Box boxes[2];               // TUPLES: A = indices, B = updates; SLICE: A = updates, B = output
-  uint64_t outputStrides[8];  // output strides of the k indexed dimensions
-  uint64_t componentStride;   // indices stride between a tuple's coordinates
-  uint inputSizes[8];         // sizes of the k indexed dimensions
-  uint targetStrides[8];      // row-major strides of the k indexed dimensions: a target's mask bit
-  uint k;
-  uint tupleCount;
-  uint sliceElements;
-  uint maskSlot;  // 0: no mask
-};
-
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer MaskWords {
   uint words[];
 };
-
-const uint TUPLES = 0;
-const uint SLICE = 1;
 
 // Offsets in A and B of the element at row-major position `index` of a box.
 // The outermost dimension takes what is left, saving a division: a box that

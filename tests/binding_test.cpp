@@ -44,11 +44,11 @@ TEST_CASE("binding: binding properties: scratch of ScatterND, none for Join") {
   test::KernelCopies kernelCopies;  // the mask in scratch
   vkdml::Device& d = test::device();
   auto join = test::smallJoin();
-  const auto none = d.compileOperator(d.createOperator(join->desc)).bindingProperties();
+  const auto none = d.compileOperator(d.createOperator(join->desc), test::compileOptions()).bindingProperties();
   CHECK(none.temporaryResourceSize == 0);
   CHECK(none.persistentResourceSize == 0);
   auto scatter = test::smallScatter();
-  const auto props = d.compileOperator(d.createOperator(scatter->desc)).bindingProperties();
+  const auto props = d.compileOperator(d.createOperator(scatter->desc), test::compileOptions()).bindingProperties();
   CHECK(props.temporaryResourceSize > 0);
   CHECK(props.temporaryResourceSize % 4 == 0);
   CHECK(props.persistentResourceSize == 0);
@@ -58,7 +58,7 @@ TEST_CASE("binding: a caller's temporary resource: garbage, rebinding, checks, l
   test::KernelCopies kernelCopies;  // the mask in scratch
   vkdml::Device& d = test::device();
   auto op = test::smallScatter();
-  vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator(op->desc));
+  vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator(op->desc), test::compileOptions());
   const uint64_t size = compiled.bindingProperties().temporaryResourceSize;
   REQUIRE(size > 0);
   std::vector<vkdml::Buffer> inputs = uploadInputs(d, *op);
@@ -121,7 +121,7 @@ TEST_CASE("binding: an owned filter: the initializer, its table and its errors")
   vkdml::Device& d = test::device();
   auto op = test::smallConvolution(8);
   op->inputs[1].buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
-  vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator(op->desc));
+  vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator(op->desc), test::compileOptions());
   const vkdml::BindingProperties props = compiled.bindingProperties();
   CHECK(props.persistentResourceSize >= op->inputs[1].bytes.size());
   std::vector<vkdml::Buffer> inputs = uploadInputs(d, *op);
@@ -195,9 +195,9 @@ TEST_CASE("binding: reset: the same operator, others of other slot counts, a fre
   auto join = test::smallJoin();
   auto slice = test::smallSlice();
   auto scatter = test::smallScatter();
-  vkdml::CompiledOperator joinOp = d.compileOperator(d.createOperator(join->desc));
-  vkdml::CompiledOperator sliceOp = d.compileOperator(d.createOperator(slice->desc));
-  vkdml::CompiledOperator scatterOp = d.compileOperator(d.createOperator(scatter->desc));
+  vkdml::CompiledOperator joinOp = d.compileOperator(d.createOperator(join->desc), test::compileOptions());
+  vkdml::CompiledOperator sliceOp = d.compileOperator(d.createOperator(slice->desc), test::compileOptions());
+  vkdml::CompiledOperator scatterOp = d.compileOperator(d.createOperator(scatter->desc), test::compileOptions());
   std::vector<vkdml::Buffer> keep;
   vkdml::BindingTable table = joinOp.createBindingTable();
   bindAndRun(d, joinOp, table, *join, keep);
@@ -217,7 +217,7 @@ TEST_CASE("binding: reset: the same operator, others of other slot counts, a fre
 TEST_CASE("binding: reset: errors leave the table as it was") {
   vkdml::Device& d = test::device();
   auto join = test::smallJoin();
-  vkdml::CompiledOperator joinOp = d.compileOperator(d.createOperator(join->desc));
+  vkdml::CompiledOperator joinOp = d.compileOperator(d.createOperator(join->desc), test::compileOptions());
   vkdml::BindingTable empty;
   expectRejected([&] { empty.reset(joinOp); }, "empty");
   std::vector<vkdml::Buffer> keep;
@@ -233,10 +233,10 @@ TEST_CASE("binding: reset: the table's own persistent resource is initialized ag
   vkdml::Device& d = test::device();
   auto op = test::smallConvolution(8);
   op->inputs[1].buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
-  vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator(op->desc));
+  vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator(op->desc), test::compileOptions());
   auto other = test::smallConvolution(8, 2);
   other->inputs[1].buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
-  vkdml::CompiledOperator otherCompiled = d.compileOperator(d.createOperator(other->desc));
+  vkdml::CompiledOperator otherCompiled = d.compileOperator(d.createOperator(other->desc), test::compileOptions());
   std::vector<vkdml::Buffer> inputs = uploadInputs(d, *op);
   vkdml::Buffer output = d.createBuffer(op->output.bytes.size());
   vkdml::BindingTable table = compiled.createBindingTable();

@@ -262,8 +262,10 @@ std::vector<std::pair<std::pair<uint32_t, uint32_t>, Regions>> transfersOf(const
   return out;
 }
 
-std::vector<Dispatch> planFor(const DML_OPERATOR_DESC& desc, const vkdml::DeviceInfo& device) {
-  return vkdml::detail::Access::plan(test::device().createOperator(desc)).plan(device, {}, {});
+std::vector<Dispatch> planFor(const DML_OPERATOR_DESC& desc, const vkdml::DeviceInfo& device,
+                              const vkdml::CompileOptions& options = {},
+                              const vkdml::detail::PlanDefaults& defaults = {}) {
+  return vkdml::detail::Access::plan(test::device().createOperator(desc)).plan(device, options, defaults);
 }
 
 struct Slice {
@@ -344,19 +346,48 @@ TEST_CASE("copy plan: a CPU device copies long contiguous runs with transfer com
     REQUIRE(gpu.size() == 3);  // mark, copy the rest, scatter
     CHECK(gpu[1].scratchBytes > 0);
   }
-  SUBCASE("$VKDML_COPY_PATH=kernel keeps the kernel; other values but auto are refused") {
+  SUBCASE("CopyPath::Kernel keeps the kernel, from the options or the Device's default ($VKDML_COPY_PATH)") {
+    using vkdml::CopyPath;
     Slice flip(F32, {3, 32}, {3, 32}, {-1, 1});
-    {
-      test::KernelCopies kernelCopies;
-      CHECK(planFor(flip.desc(), cpuDevice()).at(0).transfers.empty());
-    }
-    test::ScopedEnvironment automatic("VKDML_COPY_PATH", "auto");
+    vkdml::detail::PlanDefaults kernelDefault;
+    kernelDefault.copyPath = CopyPath::Kernel;
     CHECK(planFor(flip.desc(), cpuDevice()).at(0).transfers.size() == 1);
-    test::ScopedEnvironment wrong("VKDML_COPY_PATH", "transfers");
+    CHECK(planFor(flip.desc(), cpuDevice(), {}, kernelDefault).at(0).transfers.empty());
+    vkdml::CompileOptions kernel;
+    kernel.copyPath = CopyPath::Kernel;
+    CHECK(planFor(flip.desc(), cpuDevice(), kernel).at(0).transfers.empty());
+    vkdml::CompileOptions wrong;
+    wrong.copyPath = static_cast<CopyPath>(7);
     try {
-      planFor(flip.desc(), cpuDevice());
+      planFor(flip.desc(), cpuDevice(), wrong);
       FAIL("no error");
     } catch (const vkdml::Error& e) {
+      CHECK(e.code() == vkdml::ErrorCode::InvalidArgument);
+      CHECK(e.field() == "CompileOptions.copyPath");
+      CHECK(std::string(e.what()).find("(7)") != std::string::npos);
+    }
+    // The environment fills the default once, when a Device is created.
+    auto kernelNames = [&](vkdml::Device& device) {
+      return device.compileOperator(device.createOperator(flip.desc())).kernelNames();
+    };
+    const std::vector<std::string> before = kernelNames(test::device());
+    {
+      test::ScopedEnvironment kernelEnvironment("VKDML_COPY_PATH", "kernel");
+      CHECK(kernelNames(*test::createDevice()).at(0).rfind("copy_", 0) == 0);
+      CHECK(kernelNames(test::device()) == before);  // a device created before keeps its default
+    }
+    {
+      test::ScopedEnvironment automatic("VKDML_COPY_PATH", "auto");
+      const bool cpu = test::device().info().type == VK_PHYSICAL_DEVICE_TYPE_CPU;
+      const std::string name = kernelNames(*test::createDevice()).at(0);
+      CHECK((cpu ? name == "vkCmdCopyBuffer" : name.rfind("copy_", 0) == 0));
+    }
+    test::ScopedEnvironment wrongEnvironment("VKDML_COPY_PATH", "transfers");
+    try {
+      test::createDevice();
+      FAIL("no error");
+    } catch (const vkdml::Error& e) {
+      CHECK(e.code() == vkdml::ErrorCode::InvalidArgument);
       CHECK(e.field() == "VKDML_COPY_PATH");
       CHECK(std::string(e.what()).find("\"transfers\"") != std::string::npos);
     }

@@ -404,7 +404,8 @@ TEST_CASE("scatter_nd: long slices: the copy skips those the updates overwrite")
         Tensor indices = targetIndices(rng, DML_TENSOR_DATA_TYPE_INT32, 3, {sizes[0], sizes[1]}, targets);
         ScatterNd s;
         const DML_OPERATOR_DESC& op = s.make(input, indices, updates, output, 3, 3);
-        auto kernels = test::device().compileOperator(test::device().createOperator(op)).kernelNames();
+        auto kernels =
+            test::device().compileOperator(test::device().createOperator(op), test::compileOptions()).kernelNames();
         REQUIRE(kernels.size() == (longSlices ? 3u : 2u));
         CHECK(kernels.front().rfind(longSlices ? "scatter_nd" : "copy", 0) == 0);
         test::run(op, {&input, &indices, &updates}, {&output});
@@ -426,8 +427,8 @@ TEST_CASE("scatter_nd: long slices: each execution starts from a clear mask") {
   Tensor output(DML_TENSOR_DATA_TYPE_FLOAT32, {rows, width});
   Tensor indices = targetIndices(rng, DML_TENSOR_DATA_TYPE_INT64, 2, {rows}, std::vector<uint64_t>(12, 0));
   ScatterNd s;
-  auto compiled =
-      test::device().compileOperator(test::device().createOperator(s.make(input, indices, updates, output, 2, 2)));
+  auto compiled = test::device().compileOperator(
+      test::device().createOperator(s.make(input, indices, updates, output, 2, 2)), test::compileOptions());
   REQUIRE(compiled.kernelNames().size() == 3);
   vkdml::Buffer in = upload(input), upd = upload(updates), idx = upload(indices);
   vkdml::Buffer out = test::device().createBuffer(output.bytes.size());

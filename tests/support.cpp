@@ -69,6 +69,11 @@ ScopedEnvironment::~ScopedEnvironment() {
     unsetenv(name.c_str());
 }
 
+vkdml::CompileOptions& compileOptions() {
+  static vkdml::CompileOptions options;
+  return options;
+}
+
 vkdml::Device& device() {
   return *sharedDevice();
 }
@@ -266,7 +271,7 @@ void checkConvolutionPath(const vkdml::Operator& op, const vkdml::CompiledOperat
 void run(const DML_OPERATOR_DESC& desc, const std::vector<Tensor*>& inputs, const std::vector<Tensor*>& outputs) {
   vkdml::Device& d = device();
   vkdml::Operator op = d.createOperator(desc);
-  vkdml::CompiledOperator compiled = d.compileOperator(op);
+  vkdml::CompiledOperator compiled = d.compileOperator(op, compileOptions());
   checkConvolutionPath(op, compiled);
   std::vector<Placed> placedInputs, placedOutputs;
   std::vector<vkdml::BufferBinding> inputBindings, outputBindings;

@@ -74,11 +74,20 @@ std::vector<uint32_t> packedStrides(const std::vector<uint32_t>& sizes);
 // random dimension order, and (for inputs) 0-stride broadcasts.
 std::vector<uint32_t> randomStrides(std::mt19937_64& rng, const std::vector<uint32_t>& sizes, bool allowBroadcast);
 
-// Copies through the copy kernel even on a CPU device, which would take
-// transfer commands (runtime/core/copy.hpp, planTransfer): for the tests of what
-// only the kernel plan has (ScatterND's mask in binding-table scratch).
-struct KernelCopies : ScopedEnvironment {
-  KernelCopies() : ScopedEnvironment("VKDML_COPY_PATH", "kernel") {}
+// The options that run() (and the tests that compile for themselves) pass
+// to compileOperator.
+vkdml::CompileOptions& compileOptions();
+
+// While it lives, compileOptions() copies through the copy kernel even on a
+// CPU device, which would take transfer commands (runtime/core/copy.hpp,
+// planTransfer): for the tests of what only the kernel plan has (ScatterND's
+// mask in binding-table scratch).
+struct KernelCopies {
+  vkdml::CopyPath previous = compileOptions().copyPath;
+  KernelCopies() { compileOptions().copyPath = vkdml::CopyPath::Kernel; }
+  ~KernelCopies() { compileOptions().copyPath = previous; }
+  KernelCopies(const KernelCopies&) = delete;
+  KernelCopies& operator=(const KernelCopies&) = delete;
 };
 
 // Empty when the device can run DML_CONVOLUTION_INTEGER through the path

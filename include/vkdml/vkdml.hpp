@@ -183,9 +183,20 @@ enum class ConvolutionPacking {
   Both,    // "ab": the filter and the im2col matrix of the input
 };
 
+// How DML_JOIN, DML_SLICE1 and DML_SCATTER_ND's copy of its input move
+// their data.
+enum class CopyPath {
+  // $VKDML_COPY_PATH when the Device was created ("auto" or "kernel"), else:
+  // on a CPU device (lavapipe), transfer commands where the rows are long
+  // contiguous runs in both tensors; the copy kernel otherwise.
+  Auto,
+  Kernel,  // "kernel": the copy kernel on every device
+};
+
 struct CompileOptions {
   ConvolutionPath convolutionPath = ConvolutionPath::Auto;
   ConvolutionPacking convolutionPacking = ConvolutionPacking::Auto;
+  CopyPath copyPath = CopyPath::Auto;
 };
 
 struct BufferBinding {

@@ -8,33 +8,9 @@
 namespace vkdml {
 namespace detail {
 
-namespace {
-// Mirrors `CopySegment` and `CopyParams` in shaders/copy.comp (std430).
-struct CopySegment {
-  uint64_t firstRow;
-  uint64_t inputOffset;
-  uint64_t outputOffset;
-  int64_t inputStrides[kMaxDims];
-  int64_t outputStrides[kMaxDims];
-  uint32_t sizes[kMaxDims];
-  uint32_t rank;
-  uint32_t inputSlot;
-  uint32_t outputSlot;
-  uint32_t rowsPerMaskBit;  // 0: no mask
-  uint32_t maskSlot;
-  uint32_t pieceShift;  // each row walked as 2^pieceShift pieces
-};
-static_assert(sizeof(CopySegment) == 208, "std430 layout of CopySegment");
-
-struct CopyParamsHeader {
-  uint64_t totalRows;
-  uint32_t segmentCount;
-  uint32_t columnShift;  // log2 of the invocations along one row
-  uint32_t rowStride;    // rows walked at once by the whole grid
-  uint32_t pad;
-};
-static_assert(sizeof(CopyParamsHeader) == 24, "std430 layout of CopyParams");
-}  // namespace
+using shader::CopyParams;
+using shader::CopySegment;
+static_assert(shader::MAX_DIMS == kMaxDims, "the parameter blocks' arrays hold every dimension");
 
 CopyBox boxOf(const TensorInfo& input, const TensorInfo& output, uint32_t inputSlot, uint32_t outputSlot) {
   CopyBox box;
@@ -162,7 +138,7 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
   // most that length (a power-of-two count of them per row). The lanes of a
   // row are shared by all rows, so a few long rows among many short ones
   // would leave each lane of the long ones too far to walk.
-  CopyParamsHeader header{};
+  CopyParams header{};
   std::vector<CopySegment> segments;
   LaneGrid grid;
   auto plan = [&](uint64_t pieceLength) {
@@ -226,17 +202,22 @@ namespace {
 constexpr uint64_t kMinTransferRunBytes = 64;
 constexpr uint64_t kMaxTransferRegions = uint64_t(1) << 16;
 
-bool kernelCopiesForced(const char* op) {
-  const char* env = std::getenv("VKDML_COPY_PATH");
-  if (!env || !*env || std::string(env) == "auto") return false;
-  if (std::string(env) == "kernel") return true;
-  throwInvalid(op, "VKDML_COPY_PATH", concat("must be auto or kernel, not \"", env, "\""));
-}
 }  // namespace
 
+CopyPath copyPathFromEnvironment() {
+  const char* env = std::getenv("VKDML_COPY_PATH");
+  if (!env || !*env || std::string(env) == "auto") return CopyPath::Auto;
+  if (std::string(env) == "kernel") return CopyPath::Kernel;
+  throwInvalid("Device", "VKDML_COPY_PATH", concat("must be auto or kernel, not \"", env, "\""));
+}
+
 std::optional<Dispatch> planTransfer(const char* op, const std::vector<CopyBox>& originals, uint32_t elementSize,
-                                     const DeviceInfo& device) {
-  if (device.type != VK_PHYSICAL_DEVICE_TYPE_CPU || kernelCopiesForced(op)) return std::nullopt;
+                                     const DeviceInfo& device, const CompileOptions& options,
+                                     const PlanDefaults& defaults) {
+  if (static_cast<uint32_t>(options.copyPath) > static_cast<uint32_t>(CopyPath::Kernel))
+    throwInvalid(op, "CompileOptions.copyPath", concat("is not a CopyPath (", static_cast<int>(options.copyPath), ")"));
+  const CopyPath path = options.copyPath == CopyPath::Auto ? defaults.copyPath : options.copyPath;
+  if (device.type != VK_PHYSICAL_DEVICE_TYPE_CPU || path == CopyPath::Kernel) return std::nullopt;
   std::vector<CopyBox> boxes;
   uint64_t regions = 0, bytes = 0;
   for (const CopyBox& original : originals) {

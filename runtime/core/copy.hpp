@@ -48,11 +48,17 @@ Dispatch planCopy(const std::vector<CopyBox>& boxes, uint32_t elementSize, uint6
 // (Dispatch::transfers, one region per row) instead of the kernel. There a
 // kernel's loads and stores run one lane and one component at a time, far
 // below the driver's memcpy (bench/RESULTS.md, "lavapipe"). Masked boxes are
-// copied whole. Nothing otherwise, or where $VKDML_COPY_PATH is "kernel"
-// (the GPU plan on a CPU device: the tests run both); `op` names the
-// operator in the error for any other value but "auto".
+// copied whole. Nothing otherwise, or where the copy path (options, else the
+// Device's default) is Kernel (the GPU plan on a CPU device: the tests run
+// both); `op` names the operator in the error for a CompileOptions.copyPath
+// outside the enum.
 std::optional<Dispatch> planTransfer(const char* op, const std::vector<CopyBox>& boxes, uint32_t elementSize,
-                                     const DeviceInfo& device);
+                                     const DeviceInfo& device, const CompileOptions& options,
+                                     const PlanDefaults& defaults);
+
+// The Device's default copy path from $VKDML_COPY_PATH ("auto" or "kernel"):
+// InvalidArgument, naming the variable, for any other value.
+CopyPath copyPathFromEnvironment();
 
 }  // namespace detail
 }  // namespace vkdml

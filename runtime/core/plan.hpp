@@ -120,6 +120,7 @@ namespace detail {
 struct PlanDefaults {
   ConvolutionPath convolutionPath = ConvolutionPath::Auto;           // $VKDML_CONVOLUTION_PATH
   ConvolutionPacking convolutionPacking = ConvolutionPacking::Auto;  // $VKDML_CONVOLUTION_PACKING
+  CopyPath copyPath = CopyPath::Auto;                                // $VKDML_COPY_PATH
 };
 }  // namespace detail
 

@@ -297,8 +297,7 @@ std::vector<ConvolutionPath> convolutionPaths(const DeviceInfo& device) {
   return paths;
 }
 
-PlanDefaults planDefaultsFromEnvironment() {
-  PlanDefaults defaults;
+void convolutionDefaultsFromEnvironment(PlanDefaults& defaults) {
   if (const char* env = std::getenv("VKDML_CONVOLUTION_PATH"); env && *env) {
     bool known = false;
     for (ConvolutionPath path : {ConvolutionPath::Auto, ConvolutionPath::Portable, ConvolutionPath::DotProduct,
@@ -322,7 +321,6 @@ PlanDefaults planDefaultsFromEnvironment() {
     else
       throwInvalid("Device", "VKDML_CONVOLUTION_PACKING", concat("must be 0, b or ab, not \"", value, "\""));
   }
-  return defaults;
 }
 
 std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, const CompileOptions& options,

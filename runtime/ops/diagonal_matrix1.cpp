@@ -10,20 +10,7 @@ namespace detail {
 namespace {
 constexpr const char* kOp = "DML_DIAGONAL_MATRIX1";
 
-// Mirrors `DiagonalParams` in shaders/diagonal_matrix1.comp (std430).
-struct DiagonalParams {
-  int64_t inputStrides[4];
-  int64_t outputStrides[4];
-  uint32_t sizes[4];
-  uint32_t value[2];
-  int32_t fillBegin;
-  int32_t fillEnd;
-  uint32_t rows;
-  uint32_t hasInput;
-  uint32_t columnShift;
-  uint32_t rowStride;
-};
-static_assert(sizeof(DiagonalParams) == 112, "std430 layout of DiagonalParams");
+using shader::DiagonalParams;
 
 struct DiagonalMatrix1Plan : OperatorPlan {
   std::optional<TensorInfo> input;

@@ -14,8 +14,9 @@ struct JoinPlan : OperatorPlan {
   uint32_t elementSize = 0;
   uint64_t largestFootprint = 0;
   uint32_t baseAlignment = 0;  // the smallest of the tensors' offset alignments
-  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions&, const PlanDefaults&) const override {
-    if (auto transfer = planTransfer(kOp, boxes, elementSize, device)) return {*transfer};
+  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions& options,
+                             const PlanDefaults& defaults) const override {
+    if (auto transfer = planTransfer(kOp, boxes, elementSize, device, options, defaults)) return {*transfer};
     return {planCopy(boxes, elementSize, largestFootprint, baseAlignment)};
   }
 };

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/checked.hpp"
+#include "core/copy.hpp"
 #include "core/guard.hpp"
 
 namespace vkdml {
@@ -80,6 +81,13 @@ void checkPersistentCopies(const OperatorPlan& plan) {
     }
 }
 }  // namespace
+
+PlanDefaults planDefaultsFromEnvironment() {
+  PlanDefaults defaults;
+  convolutionDefaultsFromEnvironment(defaults);
+  defaults.copyPath = copyPathFromEnvironment();
+  return defaults;
+}
 
 std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc) {
   if (!desc.Desc)

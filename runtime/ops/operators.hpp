@@ -33,10 +33,12 @@ struct OperatorDataTypes {
 // it breaks a rule, Unsupported for a type outside the table.
 std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc);
 
-// The Device's defaults from $VKDML_CONVOLUTION_PATH and
-// $VKDML_CONVOLUTION_PACKING (defined with the convolution's planner):
+// The Device's defaults from $VKDML_CONVOLUTION_PATH,
+// $VKDML_CONVOLUTION_PACKING (convolutionDefaultsFromEnvironment, defined
+// with the convolution's planner) and $VKDML_COPY_PATH (core/copy.hpp):
 // InvalidArgument, naming the variable, for a value they cannot take.
 PlanDefaults planDefaultsFromEnvironment();
+void convolutionDefaultsFromEnvironment(PlanDefaults& defaults);
 
 // Device::featureSupport: the table's operators and their data types, and
 // the convolution paths `device` has.

@@ -18,29 +18,8 @@ constexpr const char* kOp = "DML_SCATTER_ND";
 constexpr uint32_t kIndexTypes = dataTypeMask(
     {DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_INT64, DML_TENSOR_DATA_TYPE_UINT64});
 
-// Mirrors `Box` and `ScatterParams` in shaders/scatter_nd.comp (std430).
-struct ScatterBox {
-  uint64_t stridesA[kMaxDims];
-  uint64_t stridesB[kMaxDims];
-  uint32_t sizes[kMaxDims];  // innermost last; `rank` dimensions used, aligned to the end
-  uint32_t rank;
-  uint32_t pad;
-};
-static_assert(sizeof(ScatterBox) == 168, "std430 layout of Box");
-
-struct ScatterParams {
-  ScatterBox tuples;                 // the indices' leading dimensions: A = indices, B = updates
-  ScatterBox slice;                  // one tuple's slice: A = updates, B = output
-  uint64_t outputStrides[kMaxDims];  // output strides of the k indexed dimensions
-  uint64_t componentStride;          // indices stride between a tuple's coordinates
-  uint32_t inputSizes[kMaxDims];     // sizes of the k indexed dimensions (for the clamp)
-  uint32_t targetStrides[kMaxDims];  // row-major strides of the k indexed dimensions: a target's mask bit
-  uint32_t k;
-  uint32_t tupleCount;
-  uint32_t sliceElements;
-  uint32_t maskSlot;  // 0: no mask
-};
-static_assert(sizeof(ScatterParams) == 2 * 168 + 64 + 8 + 32 + 32 + 16, "std430 layout of ScatterParams");
+using shader::ScatterBox;
+using shader::ScatterParams;
 
 // Slices at least this long are skipped by the copy when an update
 // overwrites them (below it, marking them costs more than it saves).
@@ -86,7 +65,8 @@ struct ScatterNdPlan : OperatorPlan {
     return slice > 1 && slice * output.elementSize >= kMaskedSliceBytes ? targets : 0;
   }
 
-  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions&, const PlanDefaults&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions& options,
+                             const PlanDefaults& defaults) const override {
     const uint32_t dc = input.rank;
     const uint32_t k = indices.sizes[dc - 1];
     const uint32_t sliceDims = inputDims - k;
@@ -97,7 +77,7 @@ struct ScatterNdPlan : OperatorPlan {
     // input but the marked slices, write the updates (clearing the marks).
     // A transfer (CPU devices) copies the whole input: no mask.
     CopyBox box = boxOf(input, output, 0, 3);
-    std::optional<Dispatch> transfer = planTransfer(kOp, {box}, output.elementSize, device);
+    std::optional<Dispatch> transfer = planTransfer(kOp, {box}, output.elementSize, device, options, defaults);
     const bool masked = !transfer && maskBits() > 0;
     if (masked) {
       box.maskedDims = dc - inputDims + k;  // leading 1s, then the indexed dimensions
@@ -139,8 +119,8 @@ struct ScatterNdPlan : OperatorPlan {
       slice.outputStrides[i] = static_cast<int64_t>(output.strides[d]);
     }
     uint64_t tupleCount = 0, sliceElements = 0;
-    p.tuples = boxParams(tuples, tupleCount);
-    p.slice = boxParams(slice, sliceElements);
+    p.boxes[shader::TUPLES] = boxParams(tuples, tupleCount);
+    p.boxes[shader::SLICE] = boxParams(slice, sliceElements);
     p.tupleCount = static_cast<uint32_t>(tupleCount);  // both divide Updates' element count (< 2^32)
     p.sliceElements = static_cast<uint32_t>(sliceElements);
 
@@ -153,8 +133,8 @@ struct ScatterNdPlan : OperatorPlan {
     // scatter_nd.comp's loops: per tuple, the decoding of its position
     // (boxOffsets over the tuples' dimensions) and the reading of its k
     // coordinates; per slice element, the decoding of its position.
-    const uint64_t tuplePasses = loopPasses(p.tuples.rank - 1) + loopPasses(k);
-    const RowGrid grid = rowGrid(sliceElements, tupleCount, tuplePasses, loopPasses(p.slice.rank - 1));
+    const uint64_t tuplePasses = loopPasses(p.boxes[shader::TUPLES].rank - 1) + loopPasses(k);
+    const RowGrid grid = rowGrid(sliceElements, tupleCount, tuplePasses, loopPasses(p.boxes[shader::SLICE].rank - 1));
     scatter.specialization = scatterConstants(grid, shader::MODE_SCATTER);
     scatter.groups = grid.groups;
     scatter.params = bytesOf(p);

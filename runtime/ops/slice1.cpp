@@ -13,8 +13,9 @@ constexpr const char* kOp = "DML_SLICE1";
 struct Slice1Plan : OperatorPlan {
   CopyBox box;
   TensorInfo input, output;
-  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions&, const PlanDefaults&) const override {
-    if (auto transfer = planTransfer(kOp, {box}, output.elementSize, device)) return {*transfer};
+  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions& options,
+                             const PlanDefaults& defaults) const override {
+    if (auto transfer = planTransfer(kOp, {box}, output.elementSize, device, options, defaults)) return {*transfer};
     return {planCopy({box}, output.elementSize, std::max(input.footprintElements, output.footprintElements),
                      std::min(input.offsetAlignment, output.offsetAlignment))};
   }

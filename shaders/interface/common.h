@@ -61,6 +61,12 @@ VKDML_INTERFACE_END
 
 #endif
 
+// The most dimensions of a tensor (DML_TENSOR_DIMENSION_COUNT_MAX1), the
+// length of the parameter blocks' per-dimension arrays.
+VKDML_INTERFACE_BEGIN
+const uint MAX_DIMS = 8u;
+VKDML_INTERFACE_END
+
 // The push constants of every kernel: the device addresses of the
 // dispatch's parameter block and of the binding table (shaders/common.glsl).
 VKDML_INTERFACE_BEGIN
