@@ -67,15 +67,6 @@ std::string str(const Args&... args) {
   return s.str();
 }
 
-std::string u128String(u128 v) {
-  std::string s;
-  do {
-    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
-    v /= 10;
-  } while (v);
-  return s;
-}
-
 // $VKDML_FUZZ_VERBOSE=1: print each error and each case's outcome (to see
 // what an input does: ./dev.sh fuzz FILE).
 const bool gVerbose = [] {
@@ -168,9 +159,10 @@ void Run::checkAccepted(const vkdml::Operator& op) const {
     const Layout& t = *layouts_[slot];
     if (t.footprintBytes > t.totalBytes)
       finding(str("accepted ", slotName(slot), " with TotalTensorSizeInBytes ", t.totalBytes,
-                  " while its elements span ", u128String(t.footprintBytes), " bytes"));
+                  " while its elements span ", fuzz::decimal(t.footprintBytes), " bytes"));
     if (t.elementCount > 0xFFFFFFFFu)
-      finding(str("accepted ", slotName(slot), " with ", u128String(t.elementCount), " elements (at most 2^32 - 1)"));
+      finding(
+          str("accepted ", slotName(slot), " with ", fuzz::decimal(t.elementCount), " elements (at most 2^32 - 1)"));
   }
 }
 
@@ -386,9 +378,9 @@ void Run::checkExecution() {
     }
   });
   if (const std::optional<size_t> slot = inputUnderOutput())
-    finding(str("executed with the output's range [", outOffset, ", +", u128String(out.footprintBytes),
+    finding(str("executed with the output's range [", outOffset, ", +", fuzz::decimal(out.footprintBytes),
                 ") overlapping ", slotName(*slot), "'s [", (*boundInputs_)[*slot].offset, ", +",
-                u128String(layouts_[*slot]->footprintBytes), ")"));
+                fuzz::decimal(layouts_[*slot]->footprintBytes), ")"));
   for (size_t slot = 0; slot < outputSlot(); ++slot) {
     if (!layouts_[slot] || (slot == 0 && exempt)) continue;
     const uint64_t in = (*boundInputs_)[slot].offset;

@@ -64,4 +64,13 @@ std::optional<Layout> readLayout(const DML_TENSOR_DESC* desc) {
   return t;
 }
 
+std::string decimal(u128 v) {
+  std::string s;
+  do {
+    s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  } while (v);
+  return s;
+}
+
 }  // namespace fuzz

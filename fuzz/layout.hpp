@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 namespace fuzz {
 
@@ -49,5 +50,8 @@ struct Layout {
 // read (a known data type, 1..8 dimensions, Sizes present): a descriptor
 // that vkdml accepted always is.
 std::optional<Layout> readLayout(const DML_TENSOR_DESC* desc);
+
+// `v` in decimal (for the findings' messages).
+std::string decimal(u128 v);
 
 }  // namespace fuzz

@@ -69,6 +69,18 @@ ScopedEnvironment::~ScopedEnvironment() {
     unsetenv(name.c_str());
 }
 
+void expectRefusedAtDeviceCreation(const char* variable, const std::string& value) {
+  ScopedEnvironment environment(variable, value);
+  try {
+    createDevice();
+    FAIL("accepted " << variable << "=" << value);
+  } catch (const vkdml::Error& error) {
+    CHECK(error.code() == vkdml::ErrorCode::InvalidArgument);
+    CHECK(error.field() == variable);
+    CHECK(std::string(error.what()).find("\"" + value + "\"") != std::string::npos);
+  }
+}
+
 vkdml::CompileOptions& compileOptions() {
   static vkdml::CompileOptions options;
   return options;

@@ -90,6 +90,10 @@ struct KernelCopies {
   KernelCopies& operator=(const KernelCopies&) = delete;
 };
 
+// Device::create refuses `value` in the environment variable `variable` (a
+// Device reads it once, when created) with InvalidArgument naming both.
+void expectRefusedAtDeviceCreation(const char* variable, const std::string& value);
+
 // Empty when the device can run DML_CONVOLUTION_INTEGER through the path
 // $VKDML_CONVOLUTION_PATH names, else why not.
 std::string convolutionPathUnsupported();

@@ -244,8 +244,8 @@ std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
 // (contiguousRows), or are byte gathers (strided x, odd widths) whose im2col
 // matrix fits the packing scratch (operandsPack, as for a 7x7 stride-2
 // stem), and at least kCoopmatMinRows output pixels (a tile holds 128: at
-// batch 1, ResNet-50's 7x7 layers, 49 rows, still ran 2-4x faster on them
-// than through dot products); otherwise the packed dot products, where the
+// batch 1, ResNet-50's 7x7 layers, 49 rows, still ran faster on them than
+// through dot products); otherwise the packed dot products, where the
 // device says they are accelerated.
 constexpr uint32_t kCoopmatMinRows = 48;
 
