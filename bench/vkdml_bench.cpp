@@ -4,8 +4,8 @@
 // copy of the same bytes measured in the same run: the faster of
 // vkCmdCopyBuffer and a compute-shader copy (both are in the JSON).
 //
-//   vkdml_bench [--large] [--reps N] [--warmup N] [--filter TEXT] [--exclude TEXT] [--path PATH]
-//               [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]
+//   vkdml_bench [--large] [--reps N] [--warmup N] [--warm-ms MS] [--filter TEXT] [--exclude TEXT]
+//               [--path PATH] [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]
 //
 // --filter TEXT selects the cases whose "op name" holds TEXT, or one of
 // its '|'-separated alternatives. --path takes a comma-separated list of
@@ -13,7 +13,11 @@
 // options. --list prints the selected cases' names (the text --filter
 // matches) without running them. --churn-gib allocates, fills and frees
 // that much device memory before the cases (bench/memory.hpp); then the GPU
-// idles for --churn-wait-ms (with or without a churn).
+// idles for --churn-wait-ms (with or without a churn). --warm-ms (default
+// 1000 on a GPU, 0 on a CPU device): where the GPU has had no work for half
+// a second (a fresh process, a pause), each case first runs back to back
+// for that long, since an idle GPU lowers its clocks within seconds and
+// takes its first work at them (bench/RESULTS.md, "memory history").
 #include <volk.h>
 
 #include <vkdml/vkdml.hpp>
@@ -24,6 +28,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,6 +45,7 @@ struct Options {
   bool large = false;
   int reps = 10;
   int warmup = 3;
+  int warmMs = -1;  // -1: by device type
   std::string filter;
   std::string path;     // convolutions through these paths only (portable,dot,coopmat,auto)
   std::string exclude;  // leave out the cases whose "op name" contains this
@@ -50,8 +57,8 @@ struct Options {
 };
 
 const char* const kUsage =
-    "usage: %s [--large] [--reps N] [--warmup N] [--filter TEXT] [--exclude TEXT] [--path PATH] [--json FILE]\n"
-    "       [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]\n";
+    "usage: %s [--large] [--reps N] [--warmup N] [--warm-ms MS] [--filter TEXT] [--exclude TEXT] [--path PATH]\n"
+    "       [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]\n";
 
 // Whether one of the '|'-separated alternatives of `filter` is a substring
 // of `text` (reversed: `text` of one of them). An empty filter matches all.
@@ -75,13 +82,25 @@ bool selected(const Options& options, const bench::Case& c) {
   return options.exclude.empty() || opName.find(options.exclude) == std::string::npos;
 }
 
+// A full barrier between runs of a case.
+void fullBarrier(VkCommandBuffer cmd) {
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                          VK_ACCESS_TRANSFER_WRITE_BIT;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &barrier, 0,
+                       nullptr, 0, nullptr);
+}
+
 // Runs `record` warmup + reps times in one submission, each run bracketed by
 // timestamps and separated by a full barrier; returns the median in ns.
+// After a pause of the GPU it first keeps it busy for warmMs (Options).
 class Timer {
  public:
-  explicit Timer(vkdml::Device& device) : device_(device) {}
+  Timer(vkdml::Device& device, int warmMs) : device_(device), warm_(warmMs) {}
 
   double median(const std::function<void(VkCommandBuffer)>& record, int warmup, int reps) {
+    warmUp(record);
     VkDevice dev = device_.device();
     const uint32_t runs = static_cast<uint32_t>(warmup + reps);
     VkQueryPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
@@ -92,12 +111,7 @@ class Timer {
     device_.submitAndWait([&](VkCommandBuffer cmd) {
       vkCmdResetQueryPool(cmd, pool, 0, 2 * runs);
       for (uint32_t i = 0; i < runs; ++i) {
-        VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-        barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-        barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                                VK_ACCESS_TRANSFER_WRITE_BIT;
-        vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1,
-                             &barrier, 0, nullptr, 0, nullptr);
+        fullBarrier(cmd);
         vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, pool, 2 * i);
         record(cmd);
         vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * i + 1);
@@ -111,11 +125,34 @@ class Timer {
     for (uint32_t i = static_cast<uint32_t>(warmup); i < runs; ++i)
       ns.push_back(double(stamps[2 * i + 1] - stamps[2 * i]) * device_.info().timestampPeriodNs);
     std::sort(ns.begin(), ns.end());
+    lastWork_ = Clock::now();
     return ns[ns.size() / 2];
   }
 
  private:
+  using Clock = std::chrono::steady_clock;
+  // Batches of runs, doubled while a batch takes under 50 ms, until the GPU
+  // has been busy for warm_ (the gaps between batches are a host round trip).
+  void warmUp(const std::function<void(VkCommandBuffer)>& record) {
+    const auto start = Clock::now();
+    if (warm_.count() <= 0 || (lastWork_ && start - *lastWork_ < std::chrono::milliseconds(500))) return;
+    uint32_t batch = 1;
+    for (auto now = start; now - start < warm_;) {
+      device_.submitAndWait([&](VkCommandBuffer cmd) {
+        for (uint32_t i = 0; i < batch; ++i) {
+          fullBarrier(cmd);
+          record(cmd);
+        }
+      });
+      const auto end = Clock::now();
+      if (end - now < std::chrono::milliseconds(50) && batch < (1u << 16)) batch *= 2;
+      now = end;
+    }
+  }
+
   vkdml::Device& device_;
+  std::chrono::milliseconds warm_;
+  std::optional<Clock::time_point> lastWork_;
 };
 
 // A kernel of the benchmark's own (not vkdml's): SPIR-V embedded at build
@@ -266,6 +303,8 @@ int main(int argc, char** argv) {
       options.json = next();
     else if (a == "--warmup")
       options.warmup = std::max(0, std::stoi(next()));
+    else if (a == "--warm-ms")
+      options.warmMs = std::max(0, std::stoi(next()));
     else if (a == "--list")
       options.list = true;
     else if (a == "--churn-gib")
@@ -296,13 +335,14 @@ int main(int argc, char** argv) {
     volkLoadDevice(device->device());
     const auto& info = device->info();
     if (info.timestampPeriodNs == 0) throw std::runtime_error(info.name + " has no timestamp queries");
-    std::printf("device: %s (%s sizes, median of %d runs after %d warm-up)\n", info.name.c_str(),
-                options.large ? "large" : "default", options.reps, options.warmup);
+    if (options.warmMs < 0) options.warmMs = info.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 1000;
+    std::printf("device: %s (%s sizes, median of %d runs after %d warm-up; %d ms busy after a pause)\n",
+                info.name.c_str(), options.large ? "large" : "default", options.reps, options.warmup, options.warmMs);
     if (options.memoryInfo) bench::printMemoryInfo(*device);
     std::vector<vkdml::Buffer> keptByChurn;
     if (options.churnGib > 0) keptByChurn = bench::churn(*device, options.churnGib);
     std::this_thread::sleep_for(std::chrono::milliseconds(options.churnWaitMs));  // the GPU idles
-    Timer timer(*device);
+    Timer timer(*device, options.warmMs);
     ComputeCopy computeCopy(*device);
     std::vector<Result> results;
     std::printf("%-8s %-38s %-22s %-8s %10s %11s %9s %9s %6s\n", "op", "case", "shape", "dtype", "MB", "median us",
