@@ -134,6 +134,34 @@ TEST_CASE("diagonal_matrix1: random bands over every type, rank 2 to 4, with and
       }
 }
 
+// Rows long enough that a CPU device fills and copies them with transfer
+// commands (runtime/ops/diagonal_matrix1.cpp, planTransfer): 4- and 8-byte
+// types, 8-byte Values with equal halves (a 4-byte fill pattern) and not,
+// bands inside, at and past the edges, padded outer strides.
+TEST_CASE("diagonal_matrix1: wide rows, 4- and 8-byte elements, padded outer strides") {
+  std::mt19937_64 rng(94);
+  const int32_t edges[] = {kMin, -40, -1, 0, 1, 3, 40, kMax};
+  for (auto type : test::allTypes()) {
+    const uint32_t es = DMLElementSizeInBytes(type);
+    if (es < 4) continue;
+    for (int trial = 0; trial < 6; ++trial) {
+      CAPTURE(test::typeName(type));
+      CAPTURE(trial);
+      const uint32_t b = test::uniform(rng, 1, 3), h = test::uniform(rng, 3, 40), w = test::uniform(rng, 32, 100);
+      const uint32_t pad = trial % 3 == 0 ? 0 : test::uniform(rng, 1, 9);
+      const std::vector<uint32_t> sizes = {b, h, w}, strides = {h * (w + pad), w + pad, 1};
+      Tensor output(type, sizes, pad ? strides : std::vector<uint32_t>{});
+      output.randomize(rng);
+      Tensor input(type, sizes, trial % 2 ? strides : std::vector<uint32_t>{});
+      input.randomize(rng);
+      const uint64_t half = rng() & 0xFFFFFFFFu;
+      const uint64_t value = es == 8 && trial % 2 == 0 ? half | half << 32 : rng();
+      check(trial < 4 ? &input : nullptr, output, value, edges[test::uniform(rng, 0, 7)],
+            edges[test::uniform(rng, 0, 7)]);
+    }
+  }
+}
+
 TEST_CASE("diagonal_matrix1: Begin and End across the whole INT32 range, inverted ranges included") {
   std::mt19937_64 rng(32);
   const int32_t edges[] = {kMin, kMin + 1, -1, 0, 1, kMax - 1, kMax};

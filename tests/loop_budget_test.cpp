@@ -385,3 +385,57 @@ TEST_CASE("copy plan: a CPU device copies long contiguous runs with transfer com
     test::expectRefusedAtDeviceCreation("VKDML_COPY_PATH", "transfers");
   }
 }
+
+TEST_CASE("copy plan: DiagonalMatrix1 on a CPU device: fills of Value or zeros and regions of the input, per row") {
+  constexpr auto F32 = DML_TENSOR_DATA_TYPE_FLOAT32;
+  using Fills = std::vector<std::array<uint64_t, 3>>;  // {offset, bytes, data}
+  auto fillsOf = [](const Dispatch& d) {
+    Fills out;
+    for (const auto& f : d.fills) out.push_back({f.offset, f.size, f.data});
+    return out;
+  };
+  Desc input(F32, {3, 32}), output(F32, {3, 32});
+  DML_DIAGONAL_MATRIX1_OPERATOR_DESC diag{&input.tensor, &output.tensor, F32, {}, INT32_MIN, 1};
+  const DML_OPERATOR_DESC op{DML_OPERATOR_DIAGONAL_MATRIX1, &diag};
+  SUBCASE("triu(m, 1): zeros up to the diagonal, the input after it") {
+    const auto cpu = planFor(op, cpuDevice());
+    REQUIRE(cpu.size() == 1);
+    CHECK(fillsOf(cpu[0]) == Fills{{0, 4, 0}, {128, 8, 0}, {256, 12, 0}});
+    CHECK(transfersOf(cpu[0]) ==
+          decltype(transfersOf(cpu[0])){{{0, 1}, {{4, 4, 124}, {136, 136, 120}, {268, 268, 116}}}});
+    CHECK(cpu[0].loopPasses == 0);
+  }
+  SUBCASE("eye: Value on the diagonal, zero fills merged across rows") {
+    diag.InputTensor = nullptr;
+    diag.Value.Float32 = 1.0f;
+    diag.DiagonalFillBegin = 0;
+    const uint32_t one = 0x3F800000;
+    const auto cpu = planFor(op, cpuDevice());
+    REQUIRE(cpu.size() == 1);
+    CHECK(fillsOf(cpu[0]) ==
+          Fills{{0, 4, one}, {4, 128, 0}, {132, 4, one}, {136, 128, 0}, {264, 4, one}, {268, 116, 0}});
+    CHECK(cpu[0].transfers.empty());
+  }
+  SUBCASE(
+      "the kernel elsewhere: a GPU, CopyPath::Kernel, 2-byte elements, 8-byte Values of unequal halves, strided rows") {
+    auto kernelOnly = [](const std::vector<Dispatch>& plan) {
+      return plan.size() == 1 && !plan[0].isTransfer() && plan[0].loopPasses > 0;
+    };
+    CHECK(kernelOnly(planFor(op, fullDevice())));
+    vkdml::CompileOptions kernel;
+    kernel.copyPath = vkdml::CopyPath::Kernel;
+    CHECK(kernelOnly(planFor(op, cpuDevice(), kernel)));
+    Desc in16(DML_TENSOR_DATA_TYPE_FLOAT16, {3, 64}), out16(DML_TENSOR_DATA_TYPE_FLOAT16, {3, 64});
+    DML_DIAGONAL_MATRIX1_OPERATOR_DESC half{&in16.tensor, &out16.tensor, DML_TENSOR_DATA_TYPE_FLOAT16, {}, 0, 1};
+    CHECK(kernelOnly(planFor({DML_OPERATOR_DIAGONAL_MATRIX1, &half}, cpuDevice())));
+    Desc in64(DML_TENSOR_DATA_TYPE_INT64, {3, 64}), out64(DML_TENSOR_DATA_TYPE_INT64, {3, 64});
+    DML_DIAGONAL_MATRIX1_OPERATOR_DESC wide{&in64.tensor, &out64.tensor, DML_TENSOR_DATA_TYPE_INT64, {}, 0, 1};
+    wide.Value.Int64 = 1;  // halves 1 and 0
+    CHECK(kernelOnly(planFor({DML_OPERATOR_DIAGONAL_MATRIX1, &wide}, cpuDevice())));
+    wide.Value.Int64 = -1;  // halves equal
+    CHECK(planFor({DML_OPERATOR_DIAGONAL_MATRIX1, &wide}, cpuDevice()).at(0).fills.size() == 3);
+    Desc strided(F32, {3, 32}, {64, 2});
+    diag.OutputTensor = &strided.tensor;
+    CHECK(kernelOnly(planFor(op, cpuDevice())));
+  }
+}

@@ -194,16 +194,6 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
   return d;
 }
 
-namespace {
-// The transfer plan's limits: a region costs lavapipe a fixed overhead (a
-// command-list entry, a map of each buffer) on top of its memcpy, so runs
-// shorter than this average go to the kernel; and at most this many regions
-// (24 bytes each, built again at every record).
-constexpr uint64_t kMinTransferRunBytes = 64;
-constexpr uint64_t kMaxTransferRegions = uint64_t(1) << 16;
-
-}  // namespace
-
 CopyPath copyPathFromEnvironment() {
   const char* env = std::getenv("VKDML_COPY_PATH");
   if (!env || !*env || std::string(env) == "auto") return CopyPath::Auto;
@@ -211,13 +201,18 @@ CopyPath copyPathFromEnvironment() {
   throwInvalid("Device", "VKDML_COPY_PATH", concat("must be auto or kernel, not \"", env, "\""));
 }
 
-std::optional<Dispatch> planTransfer(const char* op, const std::vector<CopyBox>& originals, uint32_t elementSize,
-                                     const DeviceInfo& device, const CompileOptions& options,
-                                     const PlanDefaults& defaults) {
+bool transfersAllowed(const char* op, const DeviceInfo& device, const CompileOptions& options,
+                      const PlanDefaults& defaults) {
   if (static_cast<uint32_t>(options.copyPath) > static_cast<uint32_t>(CopyPath::Kernel))
     throwInvalid(op, "CompileOptions.copyPath", concat("is not a CopyPath (", static_cast<int>(options.copyPath), ")"));
   const CopyPath path = options.copyPath == CopyPath::Auto ? defaults.copyPath : options.copyPath;
-  if (device.type != VK_PHYSICAL_DEVICE_TYPE_CPU || path == CopyPath::Kernel) return std::nullopt;
+  return device.type == VK_PHYSICAL_DEVICE_TYPE_CPU && path == CopyPath::Auto;
+}
+
+std::optional<Dispatch> planTransfer(const char* op, const std::vector<CopyBox>& originals, uint32_t elementSize,
+                                     const DeviceInfo& device, const CompileOptions& options,
+                                     const PlanDefaults& defaults) {
+  if (!transfersAllowed(op, device, options, defaults)) return std::nullopt;
   std::vector<CopyBox> boxes;
   uint64_t regions = 0, bytes = 0;
   for (const CopyBox& original : originals) {
@@ -230,7 +225,7 @@ std::optional<Dispatch> planTransfer(const char* op, const std::vector<CopyBox>&
     for (uint32_t d = 0; d < last; ++d) rows *= box.sizes[d];  // below 2^32: the elements are
     regions += rows;
     bytes += rows * box.sizes[last] * elementSize;
-    if (regions > kMaxTransferRegions) return std::nullopt;
+    if (regions > kMaxTransferCommands) return std::nullopt;
     boxes.push_back(box);
   }
   if (bytes < regions * kMinTransferRunBytes) return std::nullopt;

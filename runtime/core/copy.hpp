@@ -56,6 +56,18 @@ std::optional<Dispatch> planTransfer(const char* op, const std::vector<CopyBox>&
                                      const DeviceInfo& device, const CompileOptions& options,
                                      const PlanDefaults& defaults);
 
+// Whether a data-movement operator may use transfer commands: a CPU device
+// and a copy path (options, else the Device's default) of Auto; `op` names
+// the operator in the error for a CompileOptions.copyPath outside the enum.
+// A transfer dispatch is worth it with at most kMaxTransferCommands regions
+// and fills, of kMinTransferRunBytes or more on average: lavapipe pays a
+// fixed cost per region (a command-list entry, a map of each buffer) on top
+// of its memcpy, and the regions are built again at every record.
+bool transfersAllowed(const char* op, const DeviceInfo& device, const CompileOptions& options,
+                      const PlanDefaults& defaults);
+constexpr uint64_t kMinTransferRunBytes = 64;
+constexpr uint64_t kMaxTransferCommands = uint64_t(1) << 16;
+
 // The Device's default copy path from $VKDML_COPY_PATH ("auto" or "kernel"):
 // InvalidArgument, naming the variable, for any other value.
 CopyPath copyPathFromEnvironment();

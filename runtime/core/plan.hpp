@@ -72,16 +72,26 @@ struct Dispatch {
   // planner's model of the kernel: compileOperator refuses a dispatch that
   // leaves it unmodeled or over the budget.
   uint64_t loopPasses = ~uint64_t(0);
-  // Non-empty: a transfer instead of a kernel (kernel, specialization,
-  // params and groups unused): one vkCmdCopyBuffer per entry, its regions'
-  // offsets relative to the slots' bound ranges. A CPU device copies
-  // contiguous runs this way far faster than through a kernel (copy.hpp).
+  // Transfers or fills: transfer commands instead of a kernel (kernel,
+  // specialization, params and groups unused): one vkCmdCopyBuffer per
+  // Transfer, then one vkCmdFillBuffer per Fill (offsets and sizes multiples
+  // of 4), all offsets relative to the slots' bound ranges and the bytes they
+  // write disjoint. A CPU device moves contiguous runs this way far faster
+  // than through a kernel (copy.hpp).
   struct Transfer {
     uint32_t sourceSlot = 0;
     uint32_t destinationSlot = 0;
     std::vector<VkBufferCopy> regions;
   };
   std::vector<Transfer> transfers;
+  struct Fill {
+    uint32_t slot = 0;
+    uint64_t offset = 0;
+    uint64_t size = 0;
+    uint32_t data = 0;  // the 4-byte pattern
+  };
+  std::vector<Fill> fills;
+  bool isTransfer() const { return !transfers.empty() || !fills.empty(); }
 };
 
 template <typename T>

@@ -1,6 +1,7 @@
 // DML_DIAGONAL_MATRIX1 (OPERATORS.md, "DML_DIAGONAL_MATRIX1"): a stack of
 // matrices holding Value on a diagonal band and the input (or 0) elsewhere.
 #include "interface/diagonal_matrix1.h"
+#include "core/copy.hpp"
 #include "core/internal.hpp"
 #include "operators.hpp"
 
@@ -17,7 +18,10 @@ struct DiagonalMatrix1Plan : OperatorPlan {
   TensorInfo output;
   DiagonalParams params{};
 
-  std::vector<Dispatch> plan(const DeviceInfo&, const CompileOptions&, const PlanDefaults&) const override {
+  std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions& options,
+                             const PlanDefaults& defaults) const override {
+    if (transfersAllowed(kOp, device, options, defaults))
+      if (auto transfer = planTransfer()) return {*transfer};
     bool index64 =
         output.footprintElements > (uint64_t(1) << 32) || (input && input->footprintElements > (uint64_t(1) << 32));
     DiagonalParams p = params;
@@ -33,6 +37,63 @@ struct DiagonalMatrix1Plan : OperatorPlan {
     d.groups = {grid.groups, 1, 1};
     d.loopPasses = grid.loopPasses;
     return {d};
+  }
+
+  // The CPU plan (copy.hpp, planTransfer): each row is at most three runs
+  // split at the band's limits, each wholly Value or wholly the input (or
+  // 0): a fill of Value's bits, a region copied from the input, or a fill of
+  // zeros; neighbouring fills of the same bits merge. Where rows are
+  // contiguous in both tensors, elements are 4 bytes, or 8 with equal
+  // halves (a fill repeats 4 bytes, at offsets that are multiples of 4), and
+  // the runs are few and long enough; otherwise nothing (the kernel).
+  std::optional<Dispatch> planTransfer() const {
+    const uint32_t es = output.elementSize;
+    const auto& s = params.sizes;
+    const bool wordElements = es == 4 || (es == 8 && params.value[0] == params.value[1]);
+    if (!wordElements || output.strides[output.rank - 1] != 1 || output.offsetAlignment % 4 != 0 ||
+        (input && input->strides[input->rank - 1] != 1))
+      return std::nullopt;
+    const uint64_t rows = params.rows, width = s[3];
+    if (rows > kMaxTransferCommands) return std::nullopt;
+    Dispatch d;
+    d.loopPasses = 0;  // no kernel, no loops
+    Dispatch::Transfer copy{0, 1, {}};
+    auto fill = [&](uint64_t offset, uint64_t size, uint32_t data) {
+      if (!d.fills.empty()) {
+        Dispatch::Fill& last = d.fills.back();
+        if (last.data == data && last.offset + last.size == offset) return void(last.size += size);
+      }
+      d.fills.push_back({1, offset, size, data});
+    };
+    const bool inverted = params.fillEnd >= params.fillBegin;
+    for (uint64_t row = 0; row < rows; ++row) {
+      const uint64_t y = row % s[2], b1 = (row / s[2]) % s[1], b0 = row / s[2] / s[1];
+      const auto limit = [&](int32_t v) {  // y + v clamped into [0, width], in 64 bits as in the kernel
+        return static_cast<uint64_t>(std::clamp<int64_t>(static_cast<int64_t>(y) + v, 0, width));
+      };
+      const uint64_t atLeast = limit(params.fillBegin), below = limit(params.fillEnd);
+      const uint64_t cuts[4] = {0, std::min(atLeast, below), std::max(atLeast, below), width};
+      const auto offset = [&](const int64_t* strides) {
+        return b0 * static_cast<uint64_t>(strides[0]) + b1 * static_cast<uint64_t>(strides[1]) +
+               y * static_cast<uint64_t>(strides[2]);
+      };
+      const uint64_t outputRow = offset(params.outputStrides), inputRow = offset(params.inputStrides);
+      for (int run = 0; run < 3; ++run) {
+        const uint64_t x = cuts[run], length = cuts[run + 1] - x;
+        if (length == 0) continue;
+        const bool useValue = (inverted != (x >= atLeast)) != (x < below);
+        if (useValue)
+          fill((outputRow + x) * es, length * es, params.value[0]);
+        else if (input)
+          copy.regions.push_back({(inputRow + x) * es, (outputRow + x) * es, length * es});
+        else
+          fill((outputRow + x) * es, length * es, 0);
+      }
+      if (copy.regions.size() + d.fills.size() > kMaxTransferCommands) return std::nullopt;
+    }
+    if (output.elementCount * es < (copy.regions.size() + d.fills.size()) * kMinTransferRunBytes) return std::nullopt;
+    if (!copy.regions.empty()) d.transfers.push_back(std::move(copy));
+    return d;
   }
 };
 

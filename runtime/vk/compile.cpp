@@ -65,8 +65,8 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
   }
   for (size_t i = 0; i < compiled->dispatches.size(); ++i) {
     const auto& d = compiled->dispatches[i];
-    compiled->pipelineOwners.push_back(d.transfers.empty() ? impl_->pipeline(d.kernel, d.specialization) : nullptr);
-    compiled->pipelines.push_back(d.transfers.empty() ? compiled->pipelineOwners.back()->handle : VK_NULL_HANDLE);
+    compiled->pipelineOwners.push_back(d.isTransfer() ? nullptr : impl_->pipeline(d.kernel, d.specialization));
+    compiled->pipelines.push_back(d.isTransfer() ? VK_NULL_HANDLE : compiled->pipelineOwners.back()->handle);
     compiled->paramsAddress.push_back(d.params.empty() ? 0 : compiled->params->address + offsets[i]);
   }
   return CompiledOperator(compiled);
@@ -82,7 +82,11 @@ std::vector<std::string> CompiledOperator::kernelNames() const try {
   if (!impl_) return {};
   std::vector<std::string> names;
   for (const auto& d : impl_->dispatches)
-    if (!d.initializer) names.push_back(d.transfers.empty() ? detail::kernelName(d.kernel) : "vkCmdCopyBuffer");
+    if (!d.initializer)
+      names.push_back(!d.isTransfer()       ? detail::kernelName(d.kernel)
+                      : d.fills.empty()     ? "vkCmdCopyBuffer"
+                      : d.transfers.empty() ? "vkCmdFillBuffer"
+                                            : "vkCmdCopyBuffer+vkCmdFillBuffer");
   return names;
 } catch (...) {
   detail::rethrowAsError("CompiledOperator", "kernelNames");
@@ -158,7 +162,7 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
         addresses[dispatch.skipWhenSlotsAlias->first] == addresses[dispatch.skipWhenSlotsAlias->second])
       continue;
     const VkPipelineStageFlags stage =
-        dispatch.transfers.empty() ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : VK_PIPELINE_STAGE_TRANSFER_BIT;
+        dispatch.isTransfer() ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
     if (!first || stage != last) detail::barrier(d, cmd, last, writes(last), stage, accesses(stage));
     first = false;
     last = stage;
@@ -173,7 +177,11 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
       d.vk.vkCmdCopyBuffer(cmd, source.buffer->buffer, destination.buffer->buffer,
                            static_cast<uint32_t>(regions.size()), regions.data());
     }
-    if (!dispatch.transfers.empty()) continue;
+    for (const auto& fill : dispatch.fills) {
+      const BoundRange& destination = *t->slots[fill.slot];
+      d.vk.vkCmdFillBuffer(cmd, destination.buffer->buffer, destination.offset + fill.offset, fill.size, fill.data);
+    }
+    if (dispatch.isTransfer()) continue;
     uint64_t push[2] = {impl_->paramsAddress[i], t->table->address};
     d.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, impl_->pipelines[i]);
     d.vk.vkCmdPushConstants(cmd, d.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
