@@ -277,14 +277,20 @@ ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& de
 // first (convolution_integer_pack.comp): the option, else the Device's
 // default ($VKDML_CONVOLUTION_PACKING), else as measured (bench/RESULTS.md):
 // both where A's rows are byte gathers (a 7x7 stride-2 stem) or the filter
-// is large (a GEMM with N*K of 2^24 or more), the filter alone where K spans
-// many steps (a 3x3 layer), none for a short K (a 1x1 layer).
+// is large (a GEMM with N*K of 2^24 or more); otherwise none for a 1x1
+// kernel or a short K (A's rows are then whole words of consecutive
+// channels), and for a deeper kernel both where the GEMM has few rows
+// (M <= kPackBothMaxRows: batch 1, late layers), the filter alone where it
+// has many (a 3x3 layer at batch 32).
+constexpr uint32_t kPackBothMaxRows = 32768;
+
 ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaults& defaults, bool contiguousRows,
-                                 uint32_t Ng, uint32_t Kg) {
+                                 uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne) {
   if (options.convolutionPacking != ConvolutionPacking::Auto) return options.convolutionPacking;
   if (defaults.convolutionPacking != ConvolutionPacking::Auto) return defaults.convolutionPacking;
   if (!contiguousRows || uint64_t(Ng) * Kg >= (uint64_t(1) << 24)) return ConvolutionPacking::Both;
-  return Kg >= 256 ? ConvolutionPacking::Filter : ConvolutionPacking::None;
+  if (oneByOne || Kg < 256) return ConvolutionPacking::None;
+  return M <= kPackBothMaxRows ? ConvolutionPacking::Both : ConvolutionPacking::Filter;
 }
 
 }  // namespace
@@ -424,7 +430,8 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     p.tiles = p.mTiles * p.nTiles * groups;
     p.kTiles = kTiles;
     if (p.kTiles == 2) p.flags |= shader::K_TWO_STEPS;
-    const ConvolutionPacking packs = choosePacking(options, defaults, contiguousRows, p.groupOutputChannels, p.groupK);
+    const ConvolutionPacking packs = choosePacking(options, defaults, contiguousRows, p.M, p.groupOutputChannels,
+                                                   p.groupK, p.kernelH == 1 && p.kernelW == 1);
     const uint64_t scratchBytes = (packs == ConvolutionPacking::Both ? packedA : 0) + packedB;
     const bool packing = packs != ConvolutionPacking::None && fitsScratch(scratchBytes);
     const bool packA = packing && packs == ConvolutionPacking::Both;
