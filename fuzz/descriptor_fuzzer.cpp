@@ -437,7 +437,7 @@ Outcome Run::go() {
       finding(str("compileOperator failed (path ", vkdml::toString(path), "): ", e.what()));
     return Outcome::NotCompiled;
   }
-  if (op.type() == DML_OPERATOR_CONVOLUTION_INTEGER && !knownPath(c_.options.convolutionPath))
+  if (!knownPath(c_.options.convolutionPath))  // checked for every operator (core/options.cpp)
     finding(
         str("compileOperator accepted CompileOptions.convolutionPath ", static_cast<int>(c_.options.convolutionPath)));
   if (!fitsTable()) return Outcome::TooLarge;

@@ -359,10 +359,11 @@ TEST_CASE("copy plan: a CPU device copies long contiguous runs with transfer com
     vkdml::CompileOptions wrong;
     wrong.copyPath = static_cast<CopyPath>(7);
     try {
-      planFor(flip.desc(), cpuDevice(), wrong);
+      test::device().compileOperator(test::device().createOperator(flip.desc()), wrong);
       FAIL("no error");
     } catch (const vkdml::Error& e) {
       CHECK(e.code() == vkdml::ErrorCode::InvalidArgument);
+      CHECK(e.op() == "DML_SLICE1");
       CHECK(e.field() == "CompileOptions.copyPath");
       CHECK(std::string(e.what()).find("(7)") != std::string::npos);
     }
@@ -438,4 +439,36 @@ TEST_CASE("copy plan: DiagonalMatrix1 on a CPU device: fills of Value or zeros a
     diag.OutputTensor = &strided.tensor;
     CHECK(kernelOnly(planFor(op, cpuDevice())));
   }
+}
+
+TEST_CASE("compile options: an enum outside its values is refused for every operator") {
+  // compileOperator checks CompileOptions before planning (core/options.cpp),
+  // whether or not the operator reads the field.
+  vkdml::Device& d = test::device();
+  constexpr auto F32 = DML_TENSOR_DATA_TYPE_FLOAT32;
+  Desc input(F32, {2, 8}), output(F32, {2, 8});
+  DML_DIAGONAL_MATRIX1_OPERATOR_DESC diag{&input.tensor, &output.tensor, F32, {}, 0, 1};
+  const vkdml::Operator op = d.createOperator({DML_OPERATOR_DIAGONAL_MATRIX1, &diag});
+  auto refused = [&](vkdml::CompileOptions options, const std::string& field) {
+    try {
+      d.compileOperator(op, options);
+      FAIL("accepted " << field);
+    } catch (const vkdml::Error& e) {
+      CHECK(e.code() == vkdml::ErrorCode::InvalidArgument);
+      CHECK(e.op() == "DML_DIAGONAL_MATRIX1");
+      CHECK(e.field() == field);
+    }
+  };
+  vkdml::CompileOptions options;
+  options.convolutionPath = static_cast<vkdml::ConvolutionPath>(5);
+  refused(options, "CompileOptions.convolutionPath");
+  options = {};
+  options.convolutionPacking = static_cast<vkdml::ConvolutionPacking>(-1);
+  refused(options, "CompileOptions.convolutionPacking");
+  options = {};
+  options.copyPath = static_cast<vkdml::CopyPath>(2);
+  refused(options, "CompileOptions.copyPath");
+  options = {};
+  options.convolutionPath = vkdml::ConvolutionPath::Portable;  // known values are taken, read or not
+  CHECK_NOTHROW(d.compileOperator(op, options));
 }

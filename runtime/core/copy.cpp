@@ -201,18 +201,15 @@ CopyPath copyPathFromEnvironment() {
   throwInvalid("Device", "VKDML_COPY_PATH", concat("must be auto or kernel, not \"", env, "\""));
 }
 
-bool transfersAllowed(const char* op, const DeviceInfo& device, const CompileOptions& options,
-                      const PlanDefaults& defaults) {
-  if (static_cast<uint32_t>(options.copyPath) > static_cast<uint32_t>(CopyPath::Kernel))
-    throwInvalid(op, "CompileOptions.copyPath", concat("is not a CopyPath (", static_cast<int>(options.copyPath), ")"));
+bool transfersAllowed(const DeviceInfo& device, const CompileOptions& options, const PlanDefaults& defaults) {
   const CopyPath path = options.copyPath == CopyPath::Auto ? defaults.copyPath : options.copyPath;
   return device.type == VK_PHYSICAL_DEVICE_TYPE_CPU && path == CopyPath::Auto;
 }
 
-std::optional<Dispatch> planTransfer(const char* op, const std::vector<CopyBox>& originals, uint32_t elementSize,
+std::optional<Dispatch> planTransfer(const std::vector<CopyBox>& originals, uint32_t elementSize,
                                      const DeviceInfo& device, const CompileOptions& options,
                                      const PlanDefaults& defaults) {
-  if (!transfersAllowed(op, device, options, defaults)) return std::nullopt;
+  if (!transfersAllowed(device, options, defaults)) return std::nullopt;
   std::vector<CopyBox> boxes;
   uint64_t regions = 0, bytes = 0;
   for (const CopyBox& original : originals) {

@@ -50,21 +50,17 @@ Dispatch planCopy(const std::vector<CopyBox>& boxes, uint32_t elementSize, uint6
 // below the driver's memcpy (bench/RESULTS.md, "lavapipe"). Masked boxes are
 // copied whole. Nothing otherwise, or where the copy path (options, else the
 // Device's default) is Kernel (the GPU plan on a CPU device: the tests run
-// both); `op` names the operator in the error for a CompileOptions.copyPath
-// outside the enum.
-std::optional<Dispatch> planTransfer(const char* op, const std::vector<CopyBox>& boxes, uint32_t elementSize,
-                                     const DeviceInfo& device, const CompileOptions& options,
-                                     const PlanDefaults& defaults);
+// both).
+std::optional<Dispatch> planTransfer(const std::vector<CopyBox>& boxes, uint32_t elementSize, const DeviceInfo& device,
+                                     const CompileOptions& options, const PlanDefaults& defaults);
 
 // Whether a data-movement operator may use transfer commands: a CPU device
-// and a copy path (options, else the Device's default) of Auto; `op` names
-// the operator in the error for a CompileOptions.copyPath outside the enum.
+// and a copy path (options, else the Device's default) of Auto.
 // A transfer dispatch is worth it with at most kMaxTransferCommands regions
 // and fills, of kMinTransferRunBytes or more on average: lavapipe pays a
 // fixed cost per region (a command-list entry, a map of each buffer) on top
 // of its memcpy, and the regions are built again at every record.
-bool transfersAllowed(const char* op, const DeviceInfo& device, const CompileOptions& options,
-                      const PlanDefaults& defaults);
+bool transfersAllowed(const DeviceInfo& device, const CompileOptions& options, const PlanDefaults& defaults);
 constexpr uint64_t kMinTransferRunBytes = 64;
 constexpr uint64_t kMaxTransferCommands = uint64_t(1) << 16;
 

@@ -34,6 +34,11 @@ namespace detail {
 // alike: half of lavapipe's limit, a margin for what a model misses.
 constexpr uint64_t kLoopBudget = uint64_t(1) << 15;
 
+// InvalidArgument, naming `op` and the field, unless each of CompileOptions'
+// enums holds one of its values (core/options.cpp; compileOperator checks
+// before planning, whichever operator it compiles).
+void checkCompileOptions(const char* op, const CompileOptions& options);
+
 // The passes through the header of a loop that runs `iterations` times
 // around a body making `body` passes of its own (saturating at 2^64 - 1).
 inline uint64_t loopPasses(uint64_t iterations, uint64_t body = 0) {

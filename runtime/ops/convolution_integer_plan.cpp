@@ -253,8 +253,6 @@ ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& de
                            uint32_t M, uint32_t Ng, uint32_t Kg, bool contiguousRows, bool operandsPack) {
   ConvolutionPath path = options.convolutionPath;
   const char* field = "CompileOptions.convolutionPath";
-  if (static_cast<uint32_t>(path) > static_cast<uint32_t>(ConvolutionPath::CooperativeMatrixEmulated))
-    throwInvalid(kOp, field, concat("is not a ConvolutionPath (", static_cast<int>(path), ")"));
   if (path == ConvolutionPath::Auto && defaults.convolutionPath != ConvolutionPath::Auto) {
     path = defaults.convolutionPath;
     field = "VKDML_CONVOLUTION_PATH";
@@ -401,10 +399,6 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   auto fitsScratch = [&](uint64_t bytes) {
     return bytes <= kMaxPackedBytes && bytes <= device.maxMemoryAllocationSize;
   };
-  // Checked whatever the path, though only the cooperative-matrix paths pack.
-  if (static_cast<uint32_t>(options.convolutionPacking) > static_cast<uint32_t>(ConvolutionPacking::Both))
-    throwInvalid(kOp, "CompileOptions.convolutionPacking",
-                 concat("is not a ConvolutionPacking (", static_cast<int>(options.convolutionPacking), ")"));
   const ConvolutionPath path = choosePath(options, defaults, device, p.M, p.groupOutputChannels, p.groupK,
                                           contiguousRows, fitsScratch(packedA + packedB));
   Dispatch d;

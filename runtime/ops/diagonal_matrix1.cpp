@@ -20,7 +20,7 @@ struct DiagonalMatrix1Plan : OperatorPlan {
 
   std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions& options,
                              const PlanDefaults& defaults) const override {
-    if (transfersAllowed(kOp, device, options, defaults))
+    if (transfersAllowed(device, options, defaults))
       if (auto transfer = planTransfer()) return {*transfer};
     bool index64 =
         output.footprintElements > (uint64_t(1) << 32) || (input && input->footprintElements > (uint64_t(1) << 32));

@@ -16,7 +16,7 @@ struct JoinPlan : OperatorPlan {
   uint32_t baseAlignment = 0;  // the smallest of the tensors' offset alignments
   std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions& options,
                              const PlanDefaults& defaults) const override {
-    if (auto transfer = planTransfer(kOp, boxes, elementSize, device, options, defaults)) return {*transfer};
+    if (auto transfer = planTransfer(boxes, elementSize, device, options, defaults)) return {*transfer};
     return {planCopy(boxes, elementSize, largestFootprint, baseAlignment)};
   }
 };

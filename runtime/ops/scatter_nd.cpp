@@ -77,7 +77,7 @@ struct ScatterNdPlan : OperatorPlan {
     // input but the marked slices, write the updates (clearing the marks).
     // A transfer (CPU devices) copies the whole input: no mask.
     CopyBox box = boxOf(input, output, 0, 3);
-    std::optional<Dispatch> transfer = planTransfer(kOp, {box}, output.elementSize, device, options, defaults);
+    std::optional<Dispatch> transfer = planTransfer({box}, output.elementSize, device, options, defaults);
     const bool masked = !transfer && maskBits() > 0;
     if (masked) {
       box.maskedDims = dc - inputDims + k;  // leading 1s, then the indexed dimensions

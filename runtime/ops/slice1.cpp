@@ -15,7 +15,7 @@ struct Slice1Plan : OperatorPlan {
   TensorInfo input, output;
   std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions& options,
                              const PlanDefaults& defaults) const override {
-    if (auto transfer = planTransfer(kOp, {box}, output.elementSize, device, options, defaults)) return {*transfer};
+    if (auto transfer = planTransfer({box}, output.elementSize, device, options, defaults)) return {*transfer};
     return {planCopy({box}, output.elementSize, std::max(input.footprintElements, output.footprintElements),
                      std::min(input.offsetAlignment, output.offsetAlignment))};
   }

@@ -17,6 +17,7 @@ Operator Device::createOperator(const DML_OPERATOR_DESC& desc) try {
 CompiledOperator Device::compileOperator(const Operator& op, const CompileOptions& options) try {
   if (!op.plan_) throw Error(ErrorCode::InvalidArgument, "Device", "compileOperator", "the operator is empty");
   const OperatorPlan& plan = *op.plan_;
+  detail::checkCompileOptions(plan.name, options);
   auto compiled = std::make_shared<CompiledOperator::Impl>();
   compiled->device = shared_from_this();
   compiled->op = op;
