@@ -19,6 +19,7 @@ layout(buffer_reference, std430, buffer_reference_align = 4) writeonly buffer Ou
 layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer Output4Ref { ivec4 value; };
 layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer OutputReadRef { int value; };
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer Output4ReadRef { ivec4 value; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer OutputAtomicRef { int value; };
 
 uint loadByte(uint64_t address) { return uint(ByteRef(address).value); }
 

@@ -103,6 +103,7 @@ GemmLoops portableLoops(const TileShape& t, bool dot) {
 // gathers its operands itself.
 constexpr uint64_t kMaxPackedBytes = uint64_t(1) << 30;
 constexpr uint32_t kPackWorkgroup = 256;
+constexpr uint32_t kOutputSlot = 4;  // after InputTensor, its zero point, FilterTensor, its zero point
 
 // convolution_integer_coopmat.comp: per K step, B's byte loops where it is
 // gathered (not packed) and, emulated, the loops over fragments (the matrix
@@ -160,6 +161,27 @@ GemmSplit splitGemm(const GemmLoops& loops, uint64_t tiles, uint32_t steps, cons
   s.chunkSteps = (steps + s.chunks - 1) / s.chunks;
   s.loopPasses = loops.passes(perGroup, s.chunkSteps);
   return s;
+}
+
+// Few tiles over a deep K (batch 1, late layers) leave most of a GPU idle:
+// then the cooperative-matrix GEMM splits K across the grid's y
+// (shader::K_SPLIT) into chunks of kSplitMinSteps K steps or more, aiming
+// at kSplitTargetGroups workgroups, where one dispatch takes all of K
+// anyway and the output is dense (a fill zeroes exactly its elements
+// first). Measured on an H100 (bench/RESULTS.md): 2.4-2.6x faster for 1 to 8
+// tiles of 16 K steps or more; slower from 14 tiles, or with 8 steps or
+// fewer, where the fill and the atomic adds cost more than the idle SMs.
+// Returns the K steps per chunk, or 0.
+constexpr uint64_t kSplitMaxTiles = 8;
+constexpr uint32_t kSplitMinTotalSteps = 12;
+constexpr uint64_t kSplitTargetGroups = 256;
+constexpr uint32_t kSplitMinSteps = 2;
+uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output) {
+  if (split.chunks != 1 || split.groups[1] != 1 || tiles > kSplitMaxTiles || steps < kSplitMinTotalSteps ||
+      output.footprintElements != output.elementCount || output.offsetAlignment % 4 != 0)
+    return 0;
+  const uint64_t chunks = std::min<uint64_t>((kSplitTargetGroups + tiles - 1) / tiles, steps / kSplitMinSteps);
+  return static_cast<uint32_t>((steps + chunks - 1) / chunks);
 }
 
 // One dispatch per chunk of K (`step` bytes of k per K step): `d` with its
@@ -436,8 +458,27 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     Coopmat constants = withGeometry<Coopmat>(p);
     constants.WORKGROUP_SIZE = shader::COOPMAT_WORKGROUP;
     constants.PACK_A = packA;
-    const GemmSplit split = splitGemm(coopmatLoops(bn, emulated, packing, packing && !packA), p.tiles, kTiles, device);
-    if (!packing) return chunkDispatches(d, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, true);
+    const GemmLoops loops = coopmatLoops(bn, emulated, packing, packing && !packA);
+    const GemmSplit split = splitGemm(loops, p.tiles, kTiles, device);
+    // The GEMM's dispatches: K split across the grid after a fill of zeros, else as splitGemm says.
+    auto gemm = [&](Dispatch g) {
+      const uint32_t chunkSteps = parallelChunkSteps(split, p.tiles, kTiles, output);
+      if (chunkSteps == 0) return chunkDispatches(g, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, true);
+      ConvParams chunk = p;
+      chunk.flags = (p.flags | shader::K_SPLIT) & ~(shader::K_TWO_STEPS | shader::OUTPUT_M_QUADS);
+      chunk.kBegin = 0;
+      chunk.kLength = chunkSteps * shader::COOPMAT_BK;
+      g.params = bytesOf(chunk);
+      g.groups = {p.tiles, (kTiles + chunkSteps - 1) / chunkSteps, 1};
+      g.loopPasses = loops.passes(1, chunkSteps);
+      constants.FLAGS = chunk.flags;
+      g.specialization = shader::specializationOf(constants);
+      Dispatch zero;
+      zero.fills.push_back({kOutputSlot, 0, output.elementCount * 4, 0});
+      zero.loopPasses = 0;
+      return std::vector<Dispatch>{zero, g};
+    };
+    if (!packing) return gemm(d);
     // A filter flagged DML_TENSOR_FLAG_OWNED_BY_DML and packed alone is
     // packed once, by the initializer, into the persistent resource. With
     // A (packed per execution into the temporary resource, where the GEMM
@@ -451,8 +492,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     p.totalChunks = static_cast<uint32_t>(scratchBytes / 16);  // <= kMaxPackedBytes / 16
     d.params = bytesOf(p);
     d.scratchBytes = persistentB ? 0 : scratchBytes;
-    std::vector<Dispatch> dispatches =
-        chunkDispatches(d, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, true);
+    std::vector<Dispatch> dispatches = gemm(d);
     Dispatch pack;
     pack.kernel = convolutionIntegerPackKernel(indexBits);
     // The geometry as specialization constants, for the driver to fold.

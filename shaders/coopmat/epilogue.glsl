@@ -49,7 +49,7 @@ void storeOutput() {
   // after each (the stores might alias the parameter block).
   const INDEX_T outputChannelStride = INDEX_T(p.outputStrides[1]);
   const uint columnsLeft = Ng - n0;
-  const bool quadStores = OUTPUT_QUADS && (uint(outputAddress) & 15u) == 0;
+  const bool quadStores = OUTPUT_QUADS && !SPLIT_K && (uint(outputAddress) & 15u) == 0;
   FRAGMENT_LOOP for (uint ip = 0; ip < FM / 2; ++ip) {
     const uint rowBase = (warpM * FM + 2 * ip) * 16;  // a multiple of 32: m0 + rowBase + 0..31 are its m
     // This lane's first m: rowBase + lane, or the quad's first where quadStores.
@@ -96,7 +96,10 @@ void storeOutput() {
           const int wz = NEED_ROW_SUMS ? colZeroPoints[column] : 0, colSum = NEED_COL_SUMS ? colSums[column] : 0;
           const int value = corrected(scratch, lane, c, rowSum, wz, colSum);
           const uint64_t address = outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * outputChannelStride);
-          OutputRef(address).value = ACCUMULATE_OUTPUT ? OutputReadRef(address).value + value : value;
+          if (SPLIT_K)
+            atomicAdd(OutputAtomicRef(address).value, value);
+          else
+            OutputRef(address).value = ACCUMULATE_OUTPUT ? OutputReadRef(address).value + value : value;
         }
       }
     }

@@ -24,7 +24,7 @@ void beginPacked() {
   const uint64_t packed = tensorAddress(p.scratchSlot);
   // Blocks of all K steps per tile (p.kTiles, kTiles unless CHUNKED); this
   // dispatch's chunk starts at step kBegin / BK.
-  const uint allSteps = CHUNKED ? p.kTiles : kTiles, firstStep = kBegin / BK;
+  const uint allSteps = CHUNKED || SPLIT_K ? p.kTiles : kTiles, firstStep = kBegin / BK;
   aBlocks = packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * allSteps + firstStep) * (BM * 32) + 16 * t;
   bBlocks = packed + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * allSteps + firstStep) * (BN * 32) + 16 * t;
 }

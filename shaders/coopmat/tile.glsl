@@ -21,6 +21,7 @@ const bool OUTPUT_QUADS = (FLAGS & OUTPUT_M_QUADS) != 0;
 const bool TWO_STEPS = (FLAGS & K_TWO_STEPS) != 0;
 const bool ACCUMULATE_OUTPUT = (FLAGS & ACCUMULATE) != 0;  // a later chunk of K: add to the output
 const bool CHUNKED = (FLAGS & K_CHUNKED) != 0;             // a chunk of K, not all of it
+const bool SPLIT_K = (FLAGS & K_SPLIT) != 0;                 // chunk gl_WorkGroupID.y of K, added atomically
 const bool ROWS_OF_GROUPS = (FLAGS & GRID_ROWS) != 0;
 // XOR masks that flip UINT8 bytes to INT8.
 const uint INPUT_FLIP = INPUT_SIGNED ? 0u : 0x80808080u;
@@ -84,6 +85,7 @@ void setupInvocation() {
   outputAddress = tensorAddress(4);
   M = p.M, Ng = p.groupOutputChannels;
   Kg = CHUNKED ? p.kLength : p.groupK, kBegin = CHUNKED ? p.kBegin : 0u;
+  if (SPLIT_K) kBegin = gl_WorkGroupID.y * p.kLength, Kg = min(p.kLength, p.groupK - kBegin);
   kTiles = Kg / BK + uint(Kg % BK != 0);
   xzBits = HAS_XZ ? loadByte(inputZeroPointAddress) : 0u;
   xzFlipped = bitfieldExtract(int(xzBits ^ (INPUT_FLIP & 0xFFu)), 0, 8);

@@ -65,6 +65,12 @@ const uint ACCUMULATE = 2048u;
 const uint K_CHUNKED = 4096u;
 const uint GRID_ROWS = 8192u;
 const uint SPLIT_FLAGS = K_CHUNKED | ACCUMULATE | GRID_ROWS;
+// The cooperative-matrix kernel alone: K split across the grid's y, chunk
+// gl_WorkGroupID.y taking k in [y * kLength, (y + 1) * kLength), each
+// workgroup adding its share into the output (zeroed by the dispatch
+// before) with 32-bit atomics: exact, as the sum modulo 2^32 does not depend
+// on order.
+const uint K_SPLIT = 16384u;
 
 // convolution_integer.comp: the tile shape.
 #define VKDML_CONVOLUTION_INTEGER_CONSTANTS(X)                                                \
