@@ -176,11 +176,15 @@ constexpr uint64_t kSplitMaxTiles = 8;
 constexpr uint32_t kSplitMinTotalSteps = 12;
 constexpr uint64_t kSplitTargetGroups = 256;
 constexpr uint32_t kSplitMinSteps = 2;
+// Each output element takes one atomic add per chunk: 72 chunks of the 3x3
+// 512->512 7x7 layer (2 tiles) ran 1.4x slower than 36 (bench/RESULTS.md).
+constexpr uint64_t kSplitMaxChunks = 36;
 uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output) {
   if (split.chunks != 1 || split.groups[1] != 1 || tiles > kSplitMaxTiles || steps < kSplitMinTotalSteps ||
       output.footprintElements != output.elementCount || output.offsetAlignment % 4 != 0)
     return 0;
-  const uint64_t chunks = std::min<uint64_t>((kSplitTargetGroups + tiles - 1) / tiles, steps / kSplitMinSteps);
+  const uint64_t chunks =
+      std::min({(kSplitTargetGroups + tiles - 1) / tiles, uint64_t(steps / kSplitMinSteps), kSplitMaxChunks});
   return static_cast<uint32_t>((steps + chunks - 1) / chunks);
 }
 
