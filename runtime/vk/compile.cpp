@@ -14,6 +14,10 @@ Operator Device::createOperator(const DML_OPERATOR_DESC& desc) try {
   detail::rethrowAsError("Device", "createOperator");
 }
 
+namespace {
+constexpr size_t kRegionsPerCopy = 64;
+}  // namespace
+
 CompiledOperator Device::compileOperator(const Operator& op, const CompileOptions& options) try {
   if (!op.plan_) throw Error(ErrorCode::InvalidArgument, "Device", "compileOperator", "the operator is empty");
   const OperatorPlan& plan = *op.plan_;
@@ -175,8 +179,12 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
         region.srcOffset += source.offset;
         region.dstOffset += destination.offset;
       }
-      d.vk.vkCmdCopyBuffer(cmd, source.buffer->buffer, destination.buffer->buffer,
-                           static_cast<uint32_t>(regions.size()), regions.data());
+      // In commands of at most kRegionsPerCopy regions: the validation layer
+      // checks a command's regions for overlap pairwise, a minute for 65536.
+      for (size_t at = 0; at < regions.size(); at += kRegionsPerCopy)
+        d.vk.vkCmdCopyBuffer(cmd, source.buffer->buffer, destination.buffer->buffer,
+                             static_cast<uint32_t>(std::min(kRegionsPerCopy, regions.size() - at)),
+                             regions.data() + at);
     }
     for (const auto& fill : dispatch.fills) {
       const BoundRange& destination = *t->slots[fill.slot];
