@@ -18,6 +18,8 @@ for path in glob.glob(os.path.join(sys.argv[1], "ab_*.json")):
 print("| packing | case | old us | new us | new/old |\n| --- | --- | --- | --- | --- |")
 sums = collections.defaultdict(lambda: [0.0, 0.0])
 for (packing, case), t in sorted(times.items()):
+    if not t["old"] or not t["new"]:  # a packing one of the builds does not know
+        continue
     old, new = min(t["old"]), min(t["new"])
     sums[packing][0] += old
     sums[packing][1] += new

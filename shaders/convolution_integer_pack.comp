@@ -2,12 +2,15 @@
 #extension GL_GOOGLE_include_directive : require
 // Packs the operands of the cooperative-matrix GEMM (convolution_integer_coopmat.comp
 // with PACKED=1) into scratch, so that its staging is one 16-byte load and
-// store per chunk: A (the im2col matrix, rows m, padding = the input zero
-// point; aChunks = 0 where only the filter is packed) in blocks of [BM rows][32 bytes] per (group, m tile, K step), then
-// B (the filter, rows n) in blocks of [BN rows][32 bytes] per (group, n tile,
-// K step). Bytes are flipped to INT8 (UINT8 XOR 0x80) and 0 past M, Ng or Kg.
-// One invocation per 16-byte chunk (half a row of a block); neighbouring
-// invocations write neighbouring chunks. Defines: INDEX_BITS (32 or 64).
+// store per chunk: A as A_PACKING says (interface/convolution_integer.h:
+// nothing, the im2col matrix in blocks, or the padded input channels-last;
+// padding = the input zero point), then B (the filter, rows n) in blocks of
+// [BN rows][32 bytes] per (group, n tile, K step), its k in the order A's
+// take. Bytes are flipped to INT8 (UINT8 XOR 0x80) and 0 past M, Ng or Kg.
+// One invocation per 16-byte chunk (half a row of a block, or 16 channels
+// of a pixel); neighbouring invocations write neighbouring chunks, or, for
+// the channels-last input, read neighbouring pixels. Defines: INDEX_BITS
+// (32 or 64).
 //
 // The geometry is specialization constants (set by
 // runtime/ops/convolution_integer_plan.cpp), as in the GEMM kernel: the driver turns
@@ -22,7 +25,13 @@ const uint INPUT_FLIP = (FLAGS & INPUT_SIGNED_FLAG) != 0 ? 0u : 0x80u;
 const uint FILTER_FLIP = (FLAGS & FILTER_SIGNED_FLAG) != 0 ? 0u : 0x80u;
 const bool Y_IN_RANGE = (FLAGS & TAPS_Y_IN_RANGE) != 0;
 const bool X_IN_RANGE = (FLAGS & TAPS_X_IN_RANGE) != 0;
-const bool K_CONTIGUOUS = (FLAGS & FILTER_K_CONTIGUOUS) != 0;
+const bool CHANNELS_LAST = A_PACKING == A_CHANNELS_LAST;
+// A filter chunk is 16 consecutive bytes where its k are: in (c, ky, kx)
+// order, or channels-last for a 1x1 kernel.
+const bool K_CONTIGUOUS = (FLAGS & FILTER_K_CONTIGUOUS) != 0 && (!CHANNELS_LAST || KHW == 1);
+// The padded input's extent (A_CHANNELS_LAST).
+const uint PADDED_H = VKDML_PADDED_EXTENT(OUTPUT_H, STRIDE_Y, KH, DILATION_Y);
+const uint PADDED_W = VKDML_PADDED_EXTENT(OUTPUT_W, STRIDE_X, KW, DILATION_X);
 
 layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer ChunkRef { uvec4 value; };
 
@@ -43,14 +52,36 @@ void main() {
   const uint64_t aOut = scratch + p.packedAOffset, bOut = scratch + p.packedBOffset;
   const uint groupChannels = p.groupChannels;
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  // Channels-last: the padded input's pixels and its chunks per pixel (C / 16).
+  const uint pixels = CHANNELS_LAST ? M / (OUTPUT_H * OUTPUT_W) * PADDED_H * PADDED_W : 1u;
+  const uint pixelChunks = aChunks / pixels;
   for (uint q = gl_GlobalInvocationID.x; q < totalChunks; q += stride) {
     const bool isA = q < aChunks;
+    if (CHANNELS_LAST && isA) {
+      // Channels 16 * run.. of a pixel of the padded input, pixels fastest.
+      const uint pixel = q % pixels, run = q / pixels;
+      const uint x = pixel % PADDED_W, y = (pixel / PADDED_W) % PADDED_H, batch = pixel / PADDED_W / PADDED_H;
+      const COORD_T iy = COORD_T(y) - coord(PAD_Y), ix = COORD_T(x) - coord(PAD_X);
+      const bool inside = (Y_IN_RANGE || inRange(iy, INPUT_H)) && (X_IN_RANGE || inRange(ix, INPUT_W));
+      const INDEX_T base = INDEX_T(batch) * inS0 + INDEX_T(16 * run) * inS1 + INDEX_T(iy) * inS2 + INDEX_T(ix) * inS3;
+      uvec4 words = uvec4(0);
+      [[unroll]] for (uint e = 0; e < 16; ++e) {
+        const uint value = inside ? loadByte(inputAddress + uint64_t(base + INDEX_T(e) * inS1)) : xzBits;
+        words[e / 4] |= (value ^ INPUT_FLIP) << (8 * (e % 4));
+      }
+      ChunkRef(aOut + uint64_t(pixel) * (16 * pixelChunks) + 16 * run).value = words;
+      continue;
+    }
     const uint chunk = isA ? q : q - aChunks, rows = isA ? BM : BN;
     const uint row = (chunk / 2) % rows, block = chunk / 2 / rows;
     const uint kt = block % K_TILES, tile = (block / K_TILES) % (isA ? M_TILES : N_TILES);
     const uint g = block / K_TILES / (isA ? M_TILES : N_TILES);
     const uint kStart = kt * 32 + 16 * (chunk % 2);
     uint c = kStart / KHW, ky = (kStart % KHW) / KW, kx = kStart % KW;
+    if (CHANNELS_LAST) {  // k = (ky * KW + kx) * groupChannels + c
+      const uint tap = kStart / groupChannels;
+      c = kStart % groupChannels, ky = tap / KW, kx = tap % KW;
+    }
     uvec4 words = uvec4(0);
     if (isA) {
       const uint m = tile * BM + row;
@@ -85,7 +116,10 @@ void main() {
               const uint value = loadByte(filterAddress + uint64_t(base + INDEX_T(c) * fS1 + INDEX_T(ky) * fS2 +
                                                                    INDEX_T(kx) * fS3));
               words[e / 4] |= (value ^ FILTER_FLIP) << (8 * (e % 4));
-              nextK(c, ky, kx, KW, KH);
+              if (CHANNELS_LAST)
+                ++c;  // a chunk's 16 k lie in one tap (groupChannels % 32 == 0)
+              else
+                nextK(c, ky, kx, KW, KH);
             }
           }
         }

@@ -241,7 +241,7 @@ TEST_CASE("convolution_integer: paths: options, the environment variable, refusa
 }
 
 // Which operands the cooperative-matrix paths pack: CompileOptions, else
-// $VKDML_CONVOLUTION_PACKING when the Device was created (0, b or ab), else
+// $VKDML_CONVOLUTION_PACKING when the Device was created (0, b, ab or nhwc), else
 // the shape decides. (The ctest entries "coopmat-emulated-packing-b: ..."
 // etc. check results with each choice.)
 TEST_CASE("convolution_integer: packing: options, the environment variable, refusals") {
@@ -262,6 +262,15 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
   CHECK(!packs(device, vkdml::ConvolutionPacking::None));
   CHECK(packs(device, vkdml::ConvolutionPacking::Filter));
   CHECK(packs(device, vkdml::ConvolutionPacking::Both));
+  CHECK(packs(device, vkdml::ConvolutionPacking::ChannelsLast));
+  // Channels-last, the scratch holds the padded input (1 x 10 x 10 pixels x
+  // 64 channels) before the packed filter (one column tile of 128, 18 K
+  // steps of 32): the GEMM reads A from there, not gathered.
+  auto temporary = [&](vkdml::ConvolutionPacking packing) {
+    return device.compileOperator(op, {path, packing}).bindingProperties().temporaryResourceSize;
+  };
+  CHECK(temporary(vkdml::ConvolutionPacking::Filter) == 18 * 128 * 32);
+  CHECK(temporary(vkdml::ConvolutionPacking::ChannelsLast) == 10 * 10 * 64 + 18 * 128 * 32);
   try {
     device.compileOperator(op, {path, static_cast<vkdml::ConvolutionPacking>(7)});
     FAIL("accepted an unknown packing value");

@@ -284,6 +284,28 @@ TEST_CASE("convolution_integer: K over many tiles, C up to 512") {
               rng);
 }
 
+// Groups of a multiple of 32 channels, which the cooperative-matrix GEMM can
+// read from a channels-last copy of the input (--convolution-packing=nhwc):
+// padding at both ends or one, strides, dilations, groups, a 1x1 kernel, a
+// tall one, rows past M, and a deep K over one tile (split across
+// workgroups).
+TEST_CASE("convolution_integer: groups of 32 channels and more") {
+  std::mt19937_64 rng(133);
+  Case tall = case2d({2, 32, 9, 6}, {36, 32, 5, 1}, 1, 1, 0, 0, 1);
+  tall.strides = {2, 1};
+  tall.dilations = {1, 3};
+  tall.startPadding = {2, 0};
+  tall.endPadding = {1, 2};
+  const std::vector<Case> cases = {case2d({2, 32, 7, 9}, {40, 32, 3, 3}, 1, 1, 1, 1, 1),
+                                   case2d({1, 64, 9, 8}, {33, 64, 3, 3}, 2, 1, 1, 0, 1),
+                                   case2d({1, 64, 6, 7}, {70, 32, 3, 3}, 1, 2, 2, 2, 2),
+                                   case2d({2, 96, 5, 5}, {16, 96, 1, 1}, 1, 1, 0, 0, 1),
+                                   case2d({1, 256, 6, 6}, {64, 256, 3, 3}, 1, 1, 1, 1, 1),
+                                   tall};
+  runVariants(cases, rng);
+  runVariants({cases[0], cases[2]}, rng, true);
+}
+
 TEST_CASE("convolution_integer: 3-D tensors (one spatial dimension)") {
   std::mt19937_64 rng(122);
   auto case1d = [](std::vector<uint32_t> input, std::vector<uint32_t> filter, uint32_t s, uint32_t d, uint32_t p0,

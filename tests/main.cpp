@@ -5,8 +5,9 @@
 // --convolution-path=<path> runs DML_CONVOLUTION_INTEGER through one path
 // (it sets $VKDML_CONVOLUTION_PATH, which the library reads); where the
 // device lacks that path the runner exits with 77, which ctest reports as a
-// skip. --convolution-packing=0|b|ab sets $VKDML_CONVOLUTION_PACKING: which
-// operands the cooperative-matrix GEMM takes packed (none, the filter, both).
+// skip. --convolution-packing=0|b|ab|nhwc sets $VKDML_CONVOLUTION_PACKING:
+// which operands the cooperative-matrix GEMM takes packed (none, the filter,
+// both, the filter and the input channels-last).
 // --copy-path=kernel sets $VKDML_COPY_PATH: data movement through the copy
 // kernel where a CPU device would take transfer commands.
 #define DOCTEST_CONFIG_IMPLEMENT

@@ -177,10 +177,15 @@ VKDML_API const char* toString(ConvolutionPath path);
 // it). Where the packed operands would not fit the packing budget, the GEMM
 // gathers them itself whatever this says.
 enum class ConvolutionPacking {
-  Auto,    // $VKDML_CONVOLUTION_PACKING when the Device was created ("0", "b" or "ab"), else by shape
+  Auto,    // $VKDML_CONVOLUTION_PACKING when the Device was created ("0", "b", "ab" or "nhwc"), else by shape
   None,    // "0": the GEMM gathers both operands
   Filter,  // "b": the filter
   Both,    // "ab": the filter and the im2col matrix of the input
+  // "nhwc": the filter, and the input reordered channels-last (with its
+  // padding), from which the GEMM reads each row's K step as 32
+  // consecutive bytes: where the groups' channels are a multiple of 32,
+  // else as Filter.
+  ChannelsLast,
 };
 
 // How DML_JOIN, DML_SLICE1 and DML_SCATTER_ND's copy of its input move

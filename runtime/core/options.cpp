@@ -17,7 +17,7 @@ void checkCompileOptions(const char* op, const CompileOptions& options) {
   requireEnum(op, "CompileOptions.convolutionPath", "ConvolutionPath", options.convolutionPath,
               ConvolutionPath::CooperativeMatrixEmulated);
   requireEnum(op, "CompileOptions.convolutionPacking", "ConvolutionPacking", options.convolutionPacking,
-              ConvolutionPacking::Both);
+              ConvolutionPacking::ChannelsLast);
   requireEnum(op, "CompileOptions.copyPath", "CopyPath", options.copyPath, CopyPath::Kernel);
 }
 

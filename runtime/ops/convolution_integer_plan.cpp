@@ -300,18 +300,22 @@ ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& de
 // Which operands of the cooperative-matrix GEMM are packed into scratch
 // first (convolution_integer_pack.comp): the option, else the Device's
 // default ($VKDML_CONVOLUTION_PACKING), else as measured (bench/RESULTS.md):
-// both where A's rows are byte gathers (a 7x7 stride-2 stem) or the filter
-// is large (a GEMM with N*K of 2^24 or more); otherwise none for a 1x1
-// kernel or a short K (A's rows are then whole words of consecutive
-// channels), and for a deeper kernel both where the GEMM has few rows
-// (M <= kPackBothMaxRows: batch 1, late layers), the filter alone where it
-// has many (a 3x3 layer at batch 32).
+// the input channels-last for a kernel wider than 1x1 over a K of 256 or
+// more where the GEMM has many rows (M > kChannelsLastMinRows: 3x3 layers
+// at batch 32, strided or not) and the groups' channels allow it; both
+// where A's rows are byte gathers (a 7x7 stride-2 stem) or the filter is
+// large (a GEMM with N*K of 2^24 or more); otherwise none for a 1x1 kernel
+// or a short K (A's rows are then whole words of consecutive channels), and
+// for a deeper kernel both where the GEMM has few rows (M <=
+// kPackBothMaxRows: batch 1, late layers), else the filter alone.
+constexpr uint32_t kChannelsLastMinRows = 16384;
 constexpr uint32_t kPackBothMaxRows = 32768;
 
 ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaults& defaults, bool contiguousRows,
-                                 uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne) {
+                                 uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne, bool channelsLastSteps) {
   if (options.convolutionPacking != ConvolutionPacking::Auto) return options.convolutionPacking;
   if (defaults.convolutionPacking != ConvolutionPacking::Auto) return defaults.convolutionPacking;
+  if (!oneByOne && Kg >= 256 && channelsLastSteps && M > kChannelsLastMinRows) return ConvolutionPacking::ChannelsLast;
   if (!contiguousRows || uint64_t(Ng) * Kg >= (uint64_t(1) << 24)) return ConvolutionPacking::Both;
   if (oneByOne || Kg < 256) return ConvolutionPacking::None;
   return M <= kPackBothMaxRows ? ConvolutionPacking::Both : ConvolutionPacking::Filter;
@@ -348,8 +352,10 @@ void convolutionDefaultsFromEnvironment(PlanDefaults& defaults) {
       defaults.convolutionPacking = ConvolutionPacking::Filter;
     else if (value == "ab")
       defaults.convolutionPacking = ConvolutionPacking::Both;
+    else if (value == "nhwc")
+      defaults.convolutionPacking = ConvolutionPacking::ChannelsLast;
     else
-      throwInvalid("Device", "VKDML_CONVOLUTION_PACKING", concat("must be 0, b or ab, not \"", value, "\""));
+      throwInvalid("Device", "VKDML_CONVOLUTION_PACKING", concat("must be 0, b, ab or nhwc, not \"", value, "\""));
   }
 }
 
@@ -422,6 +428,11 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   const uint64_t packedA =
       (Checked(groups) * mTiles * kTiles * (shader::COOPMAT_BM * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
   const uint64_t packedB = (Checked(groups) * nTiles * kTiles * (bn * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
+  // The channels-last input over its padded extent (A_CHANNELS_LAST).
+  const uint64_t channelsLastA =
+      (Checked(out[0]) * VKDML_PADDED_EXTENT(uint64_t(p.outputH), p.strideY, p.kernelH, p.dilationY) *
+       VKDML_PADDED_EXTENT(uint64_t(p.outputW), p.strideX, p.kernelW, p.dilationX) * in[1])
+          .valueOr(~uint64_t(0) / 2);
   auto fitsScratch = [&](uint64_t bytes) {
     return bytes <= kMaxPackedBytes && bytes <= device.maxMemoryAllocationSize;
   };
@@ -450,18 +461,28 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     p.tiles = p.mTiles * p.nTiles * groups;
     p.kTiles = kTiles;
     if (p.kTiles == 2) p.flags |= shader::K_TWO_STEPS;
-    const ConvolutionPacking packs = choosePacking(options, defaults, contiguousRows, p.M, p.groupOutputChannels,
-                                                   p.groupK, p.kernelH == 1 && p.kernelW == 1);
-    const uint64_t scratchBytes = (packs == ConvolutionPacking::Both ? packedA : 0) + packedB;
+    // Channels-last A needs whole K steps of one tap: groups of a multiple of 32 channels.
+    const bool channelsLastSteps = p.groupChannels % shader::COOPMAT_BK == 0;
+    ConvolutionPacking packs = choosePacking(options, defaults, contiguousRows, p.M, p.groupOutputChannels, p.groupK,
+                                             p.kernelH == 1 && p.kernelW == 1, channelsLastSteps);
+    if (packs == ConvolutionPacking::ChannelsLast && !channelsLastSteps) packs = ConvolutionPacking::Filter;
+    const uint64_t aBytes = packs == ConvolutionPacking::Both           ? packedA
+                            : packs == ConvolutionPacking::ChannelsLast ? channelsLastA
+                                                                        : 0;
+    const uint64_t scratchBytes = aBytes + packedB;
     const bool packing = packs != ConvolutionPacking::None && fitsScratch(scratchBytes);
-    const bool packA = packing && packs == ConvolutionPacking::Both;
+    const uint32_t aPacking = !packing                                    ? shader::A_GATHERED
+                              : packs == ConvolutionPacking::Both         ? shader::A_IM2COL
+                              : packs == ConvolutionPacking::ChannelsLast ? shader::A_CHANNELS_LAST
+                                                                          : shader::A_GATHERED;
+    const bool packA = aPacking != shader::A_GATHERED;
     const bool emulated = path == ConvolutionPath::CooperativeMatrixEmulated;
     d.kernel = convolutionIntegerCoopmatKernel(emulated, bn, indexBits, packing, packing && !packA);
     // The geometry and flags as specialization constants, for the driver to fold.
     using Coopmat = shader::ConvolutionIntegerCoopmatConstants;
     Coopmat constants = withGeometry<Coopmat>(p);
     constants.WORKGROUP_SIZE = shader::COOPMAT_WORKGROUP;
-    constants.PACK_A = packA;
+    constants.A_PACKING = aPacking;
     const GemmLoops loops = coopmatLoops(bn, emulated, packing, packing && !packA);
     const GemmSplit split = splitGemm(loops, p.tiles, kTiles, device);
     // The GEMM's dispatches: K split across the grid after a fill of zeros, else as splitGemm says.
@@ -490,9 +511,9 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     const bool persistentB = filter.owned && !packA;
     constexpr size_t kTensorSlots = 5;  // InputTensor, its zero point, FilterTensor, its zero point, OutputTensor
     p.packedAOffset = 0;
-    p.packedBOffset = packA ? packedA : 0;
+    p.packedBOffset = packA ? aBytes : 0;
     p.scratchSlot = persistentB ? persistentSlot(kTensorSlots) : temporarySlot(kTensorSlots);
-    p.aChunks = static_cast<uint32_t>(packA ? packedA / 16 : 0);
+    p.aChunks = static_cast<uint32_t>(packA ? aBytes / 16 : 0);
     p.totalChunks = static_cast<uint32_t>(scratchBytes / 16);  // <= kMaxPackedBytes / 16
     d.params = bytesOf(p);
     d.scratchBytes = persistentB ? 0 : scratchBytes;
@@ -511,6 +532,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     packConstants.KG = p.groupK;
     packConstants.M_TILES = p.mTiles;
     packConstants.N_TILES = p.nTiles;
+    packConstants.A_PACKING = aPacking;
     // The initializer binds the owned filter alone: B's packing reads no input zero point.
     if (persistentB) packConstants.FLAGS &= ~shader::HAS_INPUT_ZERO_POINT;
     pack.specialization = shader::specializationOf(packConstants);

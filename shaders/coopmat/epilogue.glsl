@@ -19,7 +19,7 @@ void beginSums() {
 // After the last: each row and column has several contributors.
 void addSums() {
   if (NEED_ROW_SUMS) {
-    if (PACKED != 0 && PACK_A)
+    if (A_IN_SCRATCH)
       atomicAdd(rowSums[t / 2], rowPartial[0]);
     else
       [[unroll]] for (uint j = 0; j < 4; ++j) atomicAdd(rowSums[quadTileRow(aQuadRow, j)], rowPartial[j]);

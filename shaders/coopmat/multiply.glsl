@@ -24,7 +24,7 @@ void multiplyTile() {
 #if PACKED && PREFETCH > 1
   [[unroll]] for (uint slot = 0; slot < PREFETCH; ++slot) loadSlot(slot, slot);
   takeSlot(0);
-  if (!PACK_A) loadAStep(0u);
+  if (!A_IN_SCRATCH) loadAStep(0u);
   storeStep(0u);
   barrier();
   loadSlot(PREFETCH, 0);
@@ -33,7 +33,7 @@ void multiplyTile() {
       const uint kt = kt0 + d;
       if (kt >= kTiles) break;
       const bool more = kt + 1 < kTiles;
-      if (!PACK_A && more) loadAStep(kt + 1);
+      if (!A_IN_SCRATCH && more) loadAStep(kt + 1);
       multiply((kt % 2) * STAGE4);
       if (more) {
         // Step kt + 1 out of its slot, step kt + 1 + PREFETCH into it.

@@ -14,24 +14,47 @@ void storeStep(uint b) {
 }
 void beginPacked() {}
 #else
-// The filter (B) comes packed (convolution_integer_pack.comp), and the
-// im2col matrix (A) too where PACK_A: each K step is one contiguous block,
-// already flipped and padded; invocation t stages chunk t of A (row t/2)
-// and chunks t, t + WG of B.
-uint64_t aBlocks, bBlocks;  // this invocation's chunk of the tile's first step
+// The filter (B) comes packed (convolution_integer_pack.comp), and A as
+// A_PACKING says (interface/convolution_integer.h): gathered by loadAStep,
+// or read from scratch (A_IN_SCRATCH), already flipped and padded: each K
+// step of the im2col matrix is one contiguous block, each of the
+// channels-last input 32 consecutive bytes of a row's pixel. Invocation t
+// stages chunk t of A (row t/2, half t%2) and chunks t, t + WG of B.
+uint64_t aBlocks, bBlocks;  // this invocation's chunk of the tile's first step (channels-last A: of tap 0)
 uvec4 aChunk;
+// Channels-last A: whether row t/2 lies below M, the padded input's width
+// and channels (its pixel's stride).
+bool aRowValid;
+uint paddedW, channels;
 void beginPacked() {
   const uint64_t packed = tensorAddress(p.scratchSlot);
   // Blocks of all K steps per tile (p.kTiles, kTiles unless CHUNKED); this
   // dispatch's chunk starts at step kBegin / BK.
   const uint allSteps = CHUNKED || SPLIT_K ? p.kTiles : kTiles, firstStep = kBegin / BK;
-  aBlocks = packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * allSteps + firstStep) * (BM * 32) + 16 * t;
+  if (A_PACKING == A_CHANNELS_LAST) {
+    const uint row = t / 2, m = m0 + row;
+    aRowValid = row < M - m0;
+    const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
+    const uint paddedH = VKDML_PADDED_EXTENT(p.outputH, STRIDE_Y, KH, DILATION_Y);
+    paddedW = VKDML_PADDED_EXTENT(p.outputW, STRIDE_X, KW, DILATION_X);
+    channels = p.groupChannels * (p.tiles / (p.mTiles * p.nTiles));
+    const uint64_t pixel = uint64_t(batch * paddedH + oy * STRIDE_Y) * paddedW + ox * STRIDE_X;
+    aBlocks = packed + p.packedAOffset + pixel * channels + g * p.groupChannels + 16 * (t % 2);
+  } else
+    aBlocks = packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * allSteps + firstStep) * (BM * 32) + 16 * t;
   bBlocks = packed + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * allSteps + firstStep) * (BN * 32) + 16 * t;
 }
-uvec4 loadPackedA(uint kt) { return Word4Ref(aBlocks + uint64_t(kt) * (BM * 32)).value; }
+uvec4 loadPackedA(uint kt) {
+  if (A_PACKING != A_CHANNELS_LAST) return Word4Ref(aBlocks + uint64_t(kt) * (BM * 32)).value;
+  // k = (ky * KW + kx) * groupChannels + c: the step's 32 channels of one tap.
+  const uint k = kBegin + kt * BK, tap = k / p.groupChannels, c = k - tap * p.groupChannels;
+  const uint ky = tap / KW, kx = tap - ky * KW;
+  const uint offset = (ky * DILATION_Y * paddedW + kx * DILATION_X) * channels + c;
+  return aRowValid ? Word4Ref(aBlocks + offset).value : uvec4(0);
+}
 uvec4 loadPackedB(uint kt, uint r) { return Word4Ref(bBlocks + uint64_t(kt) * (BN * 32) + 16 * WG * r).value; }
 void loadStep(uint kt) {
-  if (PACK_A)
+  if (A_IN_SCRATCH)
     aChunk = loadPackedA(kt);
   else
     loadAStep(kt);
@@ -40,7 +63,7 @@ void loadStep(uint kt) {
 }
 void storeStep(uint b) {
   const uint base = b * STAGE4;
-  if (PACK_A) {
+  if (A_IN_SCRATCH) {
     tiles[base + (t / 2) * ROW4 + t % 2] = aChunk;
     if (NEED_ROW_SUMS) rowPartial[0] += signedByteSum(aChunk);
   } else
@@ -60,12 +83,12 @@ void storeStep(uint b) {
 uvec4 ringA[PREFETCH], ringB0[PREFETCH], ringB1[PREFETCH];
 void loadSlot(uint kt, uint slot) {
   if (kt >= kTiles) return;
-  if (PACK_A) ringA[slot] = loadPackedA(kt);
+  if (A_IN_SCRATCH) ringA[slot] = loadPackedA(kt);
   ringB0[slot] = loadPackedB(kt, 0);
   if (B_CHUNKS == 2) ringB1[slot] = loadPackedB(kt, 1);
 }
 void takeSlot(uint slot) {
-  if (PACK_A) aChunk = ringA[slot];
+  if (A_IN_SCRATCH) aChunk = ringA[slot];
   staged.bRaw[0] = ringB0[slot];
   if (B_CHUNKS == 2) staged.bRaw[1] = ringB1[slot];
 }

@@ -49,7 +49,8 @@ shared int colZeroPoints[BN];  // the filter zero point of each column, flipped
 // 32 * (q / 8) + 8 * j + q % 8. Each 32 tile rows still hold 32 consecutive
 // m (the epilogue's stores stay whole lines), and the 32 lanes storing row j
 // of their quads hit 8 distinct bank groups.
-const bool ROWS_INTERLEAVED = !(PACKED != 0 && PACK_A);
+const bool A_IN_SCRATCH = PACKED != 0 && A_PACKING != A_GATHERED;  // A's rows as 16-byte chunks (step.glsl)
+const bool ROWS_INTERLEAVED = !A_IN_SCRATCH;
 uint quadTileRow(uint quad, uint j) { return ROWS_INTERLEAVED ? 32 * (quad / 8) + 8 * j + quad % 8 : 4 * quad + j; }
 // The m (from m0) of a tile row.
 uint tileRowM(uint row) { return ROWS_INTERLEAVED ? (row & ~31u) + 4 * (row % 8) + (row % 32) / 8 : row; }

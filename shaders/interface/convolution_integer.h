@@ -99,7 +99,7 @@ const uint K_SPLIT = 16384u;
 #define VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS(X) \
   X(WORKGROUP_SIZE, 0, workgroupX, 256)                \
   VKDML_CONVOLUTION_GEOMETRY(X, 1)                     \
-  X(PACK_A, 10, bool, false) /* PACKED: A comes packed too, not only B */
+  X(A_PACKING, 10, uint, 0) /* PACKED: how A comes, beside the packed B (A_GATHERED, ...) */
 
 // convolution_integer_pack.comp.
 #define VKDML_CONVOLUTION_INTEGER_PACK_CONSTANTS(X) \
@@ -113,7 +113,27 @@ const uint K_SPLIT = 16384u;
   X(INPUT_W, 15, uint, 1)                           \
   X(KG, 16, uint, 1) /* groupK */                   \
   X(M_TILES, 17, uint, 1)                           \
-  X(N_TILES, 18, uint, 1)
+  X(N_TILES, 18, uint, 1)                           \
+  X(A_PACKING, 19, uint, 0)
+
+// How the cooperative-matrix GEMM with packed operands (PACKED) takes A,
+// and what convolution_integer_pack.comp writes for it before B's blocks
+// (A_PACKING): A_GATHERED, nothing (the GEMM gathers A from the input);
+// A_IM2COL, the im2col matrix in blocks of [BM rows][32 bytes] per (group,
+// m tile, K step); A_CHANNELS_LAST, the input reordered [N][Hp][Wp][C]
+// (channels innermost) over the padded extent that the taps reach (padding
+// holds the input zero point), for groups of a multiple of 32 channels.
+// There k runs (ky, kx, c), c innermost, in A and in B's blocks alike, so
+// each K step of 32 lies in one tap and a row's step is 32 consecutive
+// bytes of one pixel.
+// The extent of the padded input along one dimension (Hp, Wp): from the
+// first output's first tap to the last output's last (in the operands'
+// type: 64-bit on the host, which checks the sizes built from it).
+#define VKDML_PADDED_EXTENT(outputSize, stride, kernel, dilation) \
+  (((outputSize) - 1u) * (stride) + ((kernel) - 1u) * (dilation) + 1u)
+const uint A_GATHERED = 0u;
+const uint A_IM2COL = 1u;
+const uint A_CHANNELS_LAST = 2u;
 
 // The cooperative-matrix kernel's tile: 8 warps of 32 lanes (WARPS_M along
 // m, WARPS_N along n), each COOPMAT_FM x FN fragments of 16x16, K steps of
