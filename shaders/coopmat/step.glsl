@@ -23,9 +23,11 @@ void beginPacked() {}
 uint64_t aBlocks, bBlocks;  // this invocation's chunk of the tile's first step (channels-last A: of tap 0)
 uvec4 aChunk;
 // Channels-last A: whether row t/2 lies below M, the padded input's width
-// and channels (its pixel's stride).
+// and channels (its pixel's stride), and the next step's place: channel aC
+// of tap (ky, aKx), at aTapOffset from tap (0, 0). Each step is loaded once,
+// in order, so the place steps on without dividing by the channels.
 bool aRowValid;
-uint paddedW, channels;
+uint paddedW, channels, aC, aKx, aTapOffset;
 void beginPacked() {
   const uint64_t packed = tensorAddress(p.scratchSlot);
   // Blocks of all K steps per tile (p.kTiles, kTiles unless CHUNKED); this
@@ -40,6 +42,10 @@ void beginPacked() {
     channels = p.groupChannels * (p.tiles / (p.mTiles * p.nTiles));
     const uint64_t pixel = uint64_t(batch * paddedH + oy * STRIDE_Y) * paddedW + ox * STRIDE_X;
     aBlocks = packed + p.packedAOffset + pixel * channels + g * p.groupChannels + 16 * (t % 2);
+    const uint tap = kBegin / p.groupChannels;
+    aC = kBegin - tap * p.groupChannels;
+    aKx = tap % KW;
+    aTapOffset = (tap / KW * DILATION_Y * paddedW + aKx * DILATION_X) * channels;
   } else
     aBlocks = packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * allSteps + firstStep) * (BM * 32) + 16 * t;
   bBlocks = packed + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * allSteps + firstStep) * (BN * 32) + 16 * t;
@@ -47,10 +53,17 @@ void beginPacked() {
 uvec4 loadPackedA(uint kt) {
   if (A_PACKING != A_CHANNELS_LAST) return Word4Ref(aBlocks + uint64_t(kt) * (BM * 32)).value;
   // k = (ky * KW + kx) * groupChannels + c: the step's 32 channels of one tap.
-  const uint k = kBegin + kt * BK, tap = k / p.groupChannels, c = k - tap * p.groupChannels;
-  const uint ky = tap / KW, kx = tap - ky * KW;
-  const uint offset = (ky * DILATION_Y * paddedW + kx * DILATION_X) * channels + c;
-  return aRowValid ? Word4Ref(aBlocks + offset).value : uvec4(0);
+  const uvec4 v = aRowValid ? Word4Ref(aBlocks + aTapOffset + aC).value : uvec4(0);
+  aC += BK;
+  if (aC == p.groupChannels) {
+    aC = 0;
+    aTapOffset += DILATION_X * channels;
+    if (++aKx == KW) {
+      aKx = 0;
+      aTapOffset += (DILATION_Y * paddedW - KW * DILATION_X) * channels;  // may wrap: the sum stays exact
+    }
+  }
+  return v;
 }
 uvec4 loadPackedB(uint kt, uint r) { return Word4Ref(bBlocks + uint64_t(kt) * (BN * 32) + 16 * WG * r).value; }
 void loadStep(uint kt) {
