@@ -7,7 +7,8 @@
 # through each path, forced: TESTS=paths runs only the latter, TESTS=none
 # neither; PATHS="coopmat coopmat:b" picks the paths (and packings), and
 # TEST_TIMEOUT bounds each test run (seconds). BENCH_FILTER=TEXT runs only the benchmark cases whose name
-# contains TEXT. SKIP_COMPARE=1 leaves out bench/compare_torch.py.
+# contains TEXT. SKIP_COMPARE=1 leaves out bench/compare_torch.py; BENCH=none
+# stops after the tests.
 # MODE=issue18 runs, after the tests, issue 18's benchmarks instead (below).
 # $OUT/timings.txt says when each part ended (seconds from the start).
 T0=$(date +%s)
@@ -30,7 +31,7 @@ if [ "$TESTS" != none ]; then
     timeout ${TEST_TIMEOUT:-900} .gpu/vkdml_tests "$@" > $OUT/tests.txt 2>&1; echo "tests exit $?"; tail -4 $OUT/tests.txt
     grep -E "ERROR|validation" $OUT/tests.txt | head -20
   fi
-  for path in ${PATHS:-portable dot coopmat coopmat-emulated coopmat:0 coopmat:b coopmat:ab}; do
+  for path in ${PATHS:-portable dot coopmat coopmat-emulated coopmat:0 coopmat:b coopmat:ab coopmat:nhwc}; do
     packing=${path#*:}; [ "$packing" = "$path" ] && packing="" || path=${path%%:*}
     name=$path${packing:+-packing-$packing}
     timeout ${TEST_TIMEOUT:-900} .gpu/vkdml_tests -tc="convolution_integer*" --convolution-path=$path ${packing:+--convolution-packing=$packing} \
@@ -43,6 +44,7 @@ fi
 merge() {
   python3 -c "import json, sys; a = json.load(open(sys.argv[1])); [a['results'].extend(json.load(open(f))['results']) for f in sys.argv[2:-1]]; json.dump(a, open(sys.argv[-1], 'w'), indent=1)" "$@"
 }
+[ "$BENCH" = none ] && exit 0
 [ "$MODE" = issue18 ] && { source bench/issue18.sh; exit 0; }
 # Each convolution runs in a process of its own: after other cases in the
 # same process (the data-movement cases' GiB-sized buffers, or the other
