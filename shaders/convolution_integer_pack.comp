@@ -7,10 +7,10 @@
 // padding = the input zero point), then B (the filter, rows n) in blocks of
 // [BN rows][32 bytes] per (group, n tile, K step), its k in the order A's
 // take. Bytes are flipped to INT8 (UINT8 XOR 0x80) and 0 past M, Ng or Kg.
-// One invocation per 16-byte chunk (half a row of a block, or 16 channels
-// of a pixel); neighbouring invocations write neighbouring chunks, or, for
-// the channels-last input, read neighbouring pixels. Defines: INDEX_BITS
-// (32 or 64).
+// One invocation per 16-byte chunk (half a row of a block), neighbouring
+// invocations writing neighbouring chunks; the channels-last input goes
+// through shared memory a tile per workgroup (packChannelsLast). Defines:
+// INDEX_BITS (32 or 64).
 //
 // The geometry is specialization constants (set by
 // runtime/ops/convolution_integer_plan.cpp), as in the GEMM kernel: the driver turns
@@ -39,6 +39,49 @@ layout(buffer_reference, std430, buffer_reference_align = 16) writeonly buffer C
 // 64-bit conversion would need SPIR-V 1.4.
 COORD_T coord(uint v) { return COORD_T(v); }
 
+// Channels-last A: the padded input, [N][Hp][Wp][C], in tiles of TILE_PIXELS
+// consecutive pixels x 32 channels (p.aChunks tiles, runs of 32 channels
+// fastest: neighbouring workgroups write neighbouring sectors of a pixel),
+// one per workgroup at a time through shared memory: invocation t reads 16
+// channels of one pixel, neighbouring invocations neighbouring pixels (one
+// sector per load instruction), and then writes 16 bytes, two neighbouring
+// invocations one pixel's whole 32-byte sector.
+const uint TILE_PIXELS = PACK_WORKGROUP / 2;
+const uint TILE_ROW = 9;  // words per pixel: 8 + 1, so that lanes storing one word each hit distinct banks
+shared uint tileWords[TILE_PIXELS * TILE_ROW];
+void packChannelsLast(ConvParams p, uint64_t inputAddress, uint xzBits, uint64_t aOut) {
+  const INDEX_T inS0 = INDEX_T(p.inputStrides[0]), inS1 = INDEX_T(p.inputStrides[1]);
+  const INDEX_T inS2 = INDEX_T(p.inputStrides[2]), inS3 = INDEX_T(p.inputStrides[3]);
+  const uint pixels = p.M / (OUTPUT_H * OUTPUT_W) * PADDED_H * PADDED_W;
+  const uint pixelTiles = (pixels + TILE_PIXELS - 1) / TILE_PIXELS, runs = p.aChunks / pixelTiles;  // runs = C / 32
+  const uint t = gl_LocalInvocationID.x, channelHalf = t / TILE_PIXELS;
+  for (uint tile = gl_WorkGroupID.x; tile < p.aChunks; tile += gl_NumWorkGroups.x) {
+    const uint run = tile % runs, pixel0 = (tile / runs) * TILE_PIXELS;
+    const uint pixel = pixel0 + t % TILE_PIXELS;
+    uvec4 words = uvec4(0);
+    if (pixel < pixels) {
+      const uint x = pixel % PADDED_W, y = (pixel / PADDED_W) % PADDED_H, batch = pixel / PADDED_W / PADDED_H;
+      const COORD_T iy = COORD_T(y) - coord(PAD_Y), ix = COORD_T(x) - coord(PAD_X);
+      const bool inside = (Y_IN_RANGE || inRange(iy, INPUT_H)) && (X_IN_RANGE || inRange(ix, INPUT_W));
+      const INDEX_T base =
+          INDEX_T(batch) * inS0 + INDEX_T(32 * run + 16 * channelHalf) * inS1 + INDEX_T(iy) * inS2 + INDEX_T(ix) * inS3;
+      [[unroll]] for (uint e = 0; e < 16; ++e) {
+        const uint value = inside ? loadByte(inputAddress + uint64_t(base + INDEX_T(e) * inS1)) : xzBits;
+        words[e / 4] |= (value ^ INPUT_FLIP) << (8 * (e % 4));
+      }
+    }
+    [[unroll]] for (uint j = 0; j < 4; ++j) tileWords[(t % TILE_PIXELS) * TILE_ROW + 4 * channelHalf + j] = words[j];
+    barrier();
+    const uint row = t / 2, part = t % 2;
+    if (pixel0 + row < pixels) {
+      const uint w = row * TILE_ROW + 4 * part;
+      ChunkRef(aOut + uint64_t(pixel0 + row) * (32 * runs) + 32 * run + 16 * part).value =
+          uvec4(tileWords[w], tileWords[w + 1], tileWords[w + 2], tileWords[w + 3]);
+    }
+    barrier();  // the tile is read before the next overwrites it
+  }
+}
+
 void main() {
   ConvParams p = ConvParams(pc.paramsAddress);
   const uint64_t inputAddress = tensorAddress(0), filterAddress = tensorAddress(2);
@@ -52,26 +95,10 @@ void main() {
   const uint64_t aOut = scratch + p.packedAOffset, bOut = scratch + p.packedBOffset;
   const uint groupChannels = p.groupChannels;
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  // Channels-last: the padded input's pixels and its chunks per pixel (C / 16).
-  const uint pixels = CHANNELS_LAST ? M / (OUTPUT_H * OUTPUT_W) * PADDED_H * PADDED_W : 1u;
-  const uint pixelChunks = aChunks / pixels;
-  for (uint q = gl_GlobalInvocationID.x; q < totalChunks; q += stride) {
+  if (CHANNELS_LAST) packChannelsLast(p, inputAddress, xzBits, aOut);
+  // The other chunks, one per invocation (channels-last: B's alone, after A's tiles).
+  for (uint q = gl_GlobalInvocationID.x + (CHANNELS_LAST ? aChunks : 0u); q < totalChunks; q += stride) {
     const bool isA = q < aChunks;
-    if (CHANNELS_LAST && isA) {
-      // Channels 16 * run.. of a pixel of the padded input, pixels fastest.
-      const uint pixel = q % pixels, run = q / pixels;
-      const uint x = pixel % PADDED_W, y = (pixel / PADDED_W) % PADDED_H, batch = pixel / PADDED_W / PADDED_H;
-      const COORD_T iy = COORD_T(y) - coord(PAD_Y), ix = COORD_T(x) - coord(PAD_X);
-      const bool inside = (Y_IN_RANGE || inRange(iy, INPUT_H)) && (X_IN_RANGE || inRange(ix, INPUT_W));
-      const INDEX_T base = INDEX_T(batch) * inS0 + INDEX_T(16 * run) * inS1 + INDEX_T(iy) * inS2 + INDEX_T(ix) * inS3;
-      uvec4 words = uvec4(0);
-      [[unroll]] for (uint e = 0; e < 16; ++e) {
-        const uint value = inside ? loadByte(inputAddress + uint64_t(base + INDEX_T(e) * inS1)) : xzBits;
-        words[e / 4] |= (value ^ INPUT_FLIP) << (8 * (e % 4));
-      }
-      ChunkRef(aOut + uint64_t(pixel) * (16 * pixelChunks) + 16 * run).value = words;
-      continue;
-    }
     const uint chunk = isA ? q : q - aChunks, rows = isA ? BM : BN;
     const uint row = (chunk / 2) % rows, block = chunk / 2 / rows;
     const uint kt = block % K_TILES, tile = (block / K_TILES) % (isA ? M_TILES : N_TILES);

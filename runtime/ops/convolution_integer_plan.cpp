@@ -102,7 +102,7 @@ GemmLoops portableLoops(const TileShape& t, bool dot) {
 // 256->256 layer of the benchmarks, N = 32, takes 232 MB), else the GEMM
 // gathers its operands itself.
 constexpr uint64_t kMaxPackedBytes = uint64_t(1) << 30;
-constexpr uint32_t kPackWorkgroup = 256;
+constexpr uint32_t kPackWorkgroup = shader::PACK_WORKGROUP;
 constexpr uint32_t kOutputSlot = 4;  // after InputTensor, its zero point, FilterTensor, its zero point
 
 // convolution_integer_coopmat.comp: per K step, B's byte loops where it is
@@ -513,8 +513,12 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     p.packedAOffset = 0;
     p.packedBOffset = packA ? aBytes : 0;
     p.scratchSlot = persistentB ? persistentSlot(kTensorSlots) : temporarySlot(kTensorSlots);
-    p.aChunks = static_cast<uint32_t>(packA ? aBytes / 16 : 0);
-    p.totalChunks = static_cast<uint32_t>(scratchBytes / 16);  // <= kMaxPackedBytes / 16
+    // The pack's items: A's 16-byte chunks, or channels-last its tiles of
+    // half a workgroup's pixels x 32 channels (one workgroup each), then B's.
+    const bool channelsLast = aPacking == shader::A_CHANNELS_LAST;
+    const uint64_t pixelTiles = (channelsLastA / in[1] + kPackWorkgroup / 2 - 1) / (kPackWorkgroup / 2);
+    p.aChunks = static_cast<uint32_t>(channelsLast ? pixelTiles * (in[1] / 32) : aBytes / 16);
+    p.totalChunks = static_cast<uint32_t>(p.aChunks + packedB / 16);  // <= kMaxPackedBytes / 16
     d.params = bytesOf(p);
     d.scratchBytes = persistentB ? 0 : scratchBytes;
     std::vector<Dispatch> dispatches = gemm(d);
@@ -536,12 +540,15 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // The initializer binds the owned filter alone: B's packing reads no input zero point.
     if (persistentB) packConstants.FLAGS &= ~shader::HAS_INPUT_ZERO_POINT;
     pack.specialization = shader::specializationOf(packConstants);
-    pack.groups = {gridGroups(p.totalChunks, kPackWorkgroup, device), 1, 1};
+    // Its loops walk 16-byte chunks (at most kMaxPackedBytes / 16 of them)
+    // over the grid, channels-last A's tiles first over its workgroups.
+    const uint64_t aTiles = channelsLast ? p.aChunks : 0, chunks = p.totalChunks - aTiles;
+    pack.groups = {gridGroups(aTiles * kPackWorkgroup + chunks, kPackWorkgroup, device), 1, 1};
     pack.params = d.params;
     pack.scratchBytes = d.scratchBytes;
-    // Its one loop walks 16-byte chunks (at most kMaxPackedBytes / 16 of them) over the grid.
-    pack.loopPasses = loopPasses((p.totalChunks + uint64_t(pack.groups[0]) * kPackWorkgroup - 1) /
-                                 (uint64_t(pack.groups[0]) * kPackWorkgroup));
+    const uint64_t groupsX = pack.groups[0];
+    pack.loopPasses = loopPasses((aTiles + groupsX - 1) / groupsX) +
+                      loopPasses((chunks + groupsX * kPackWorkgroup - 1) / (groupsX * kPackWorkgroup));
     if (persistentB) {
       pack.initializer = true;
       pack.persistentBytes = scratchBytes;

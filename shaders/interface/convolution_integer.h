@@ -30,7 +30,7 @@ VKDML_PARAMS(ConvParams) {
   // where A's and B's blocks start, in bytes.
   uint64_t packedAOffset, packedBOffset;
   uint scratchSlot;
-  uint aChunks, totalChunks;  // 16-byte chunks of A, of A and B
+  uint aChunks, totalChunks;  // the pack's items: A's 16-byte chunks (channels-last: its tiles), A's and B's
   uint kTiles;                // K steps of 32
   // K_CHUNKED: the share of K this dispatch adds up, k in [kBegin, kBegin + kLength).
   uint kBegin, kLength;
@@ -101,7 +101,9 @@ const uint K_SPLIT = 16384u;
   VKDML_CONVOLUTION_GEOMETRY(X, 1)                     \
   X(A_PACKING, 10, uint, 0) /* PACKED: how A comes, beside the packed B (A_GATHERED, ...) */
 
-// convolution_integer_pack.comp.
+// convolution_integer_pack.comp: its workgroup (a tile of the channels-last
+// input takes two invocations per pixel), and its constants.
+const uint PACK_WORKGROUP = 256u;
 #define VKDML_CONVOLUTION_INTEGER_PACK_CONSTANTS(X) \
   X(WORKGROUP_SIZE, 0, workgroupX, 1)               \
   X(BM, 1, uint, 128)                               \
