@@ -21,8 +21,9 @@
 // dispatches over chunks of it, each adding its own (ACCUMULATE), as in
 // convolution_integer.comp.
 //
-// Tiles: 8 warps of 32 lanes (2 along m, 4 along n), each FM x FN fragments
-// of 16x16 int32; BK = 32 deep, double-buffered in shared memory. The parts,
+// Tiles: 8 warps of 32 lanes (2 along m, 4 along n), or 4 (2 x 2), each FM
+// x FN fragments of 16x16 int32; BK = 32 deep, double-buffered in shared
+// memory. The parts,
 // each in shaders/coopmat/: tile.glsl (constants, shared memory, the
 // invocation's and the tile's place), fragments.glsl (the matrix
 // operations), stage.glsl, stage_a.glsl and stage_b.glsl (the operands from
@@ -32,7 +33,8 @@
 // variables, which the driver keeps in registers once it has inlined the
 // functions.
 //
-// Defines: FN (fragments per warp along n: 2 or 4), INDEX_BITS (32 or 64),
+// Defines: WARPS (8, or 4 where A comes packed), FN (fragments per warp
+// along n: 2 or 4), INDEX_BITS (32 or 64),
 // and one of COOPMAT_NV (GL_NV_cooperative_matrix) or COOPMAT_EMULATED (the
 // matrix operations in plain GLSL, to test the rest of this kernel on any
 // device).
@@ -53,6 +55,11 @@
 #include "convolution_integer.glsl"
 #ifndef PACKED
 #define PACKED 0  // 1: the operands come packed in scratch (convolution_integer_pack.comp)
+#endif
+#ifndef WARPS
+// Warps per workgroup: 8 (2 x 4), or 4 (2 x 2) where A comes packed
+// (A_IN_SCRATCH): the gathered A's staging maps one k quad to each of 8 warps.
+#define WARPS 8
 #endif
 #ifndef PREFETCH
 // PACKED: how many K steps ahead the packed chunks are loaded into

@@ -306,6 +306,18 @@ TEST_CASE("convolution_integer: groups of 32 channels and more") {
   runVariants({cases[0], cases[2]}, rng, true);
 }
 
+// The cooperative-matrix kernel's tile order (bands of 8 m tiles, n
+// slowest within a band, the last band shorter) and both of its
+// workgroup shapes where A comes packed: 8 warps for 70 tiles, 4 warps
+// (tiles 128 wide) for 20.
+TEST_CASE("convolution_integer: tile bands, 4 and 8 warps") {
+  std::mt19937_64 rng(134);
+  runVariants({case2d({1, 32, 66, 66}, {300, 32, 1, 1}, 1, 1, 0, 0, 1),
+               case2d({1, 32, 34, 34}, {300, 32, 1, 1}, 1, 1, 0, 0, 1),
+               case2d({1, 32, 32, 33}, {260, 32, 3, 3}, 1, 1, 1, 1, 1)},
+              rng);
+}
+
 TEST_CASE("convolution_integer: 3-D tensors (one spatial dimension)") {
   std::mt19937_64 rng(122);
   auto case1d = [](std::vector<uint32_t> input, std::vector<uint32_t> filter, uint32_t s, uint32_t d, uint32_t p0,

@@ -96,8 +96,8 @@ GemmLoops portableLoops(const TileShape& t, bool dot) {
 }
 
 // The cooperative-matrix kernel's tile (shader::COOPMAT_*): BM = 128 rows,
-// BN = 128 or 256 columns (FN = 2 or 4 fragments per warp), BK = 32,
-// double-buffered.
+// BN = 128 or 256 columns (8 warps of FN = 2 or 4 fragments along n, or 4
+// warps of 4), BK = 32, double-buffered.
 // Packed operands take binding-table scratch: at most this much (the 3x3
 // 256->256 layer of the benchmarks, N = 32, takes 232 MB), else the GEMM
 // gathers its operands itself.
@@ -113,8 +113,8 @@ constexpr uint32_t kOutputSlot = 4;  // after InputTensor, its zero point, Filte
 // takes 3 steps per pass through an inner loop (it may leave early, so it
 // counts although it is marked [[unroll]]).
 constexpr uint32_t kPrefetchSteps = 3;  // PREFETCH of the _p3 variants
-GemmLoops coopmatLoops(uint32_t bn, bool emulated, bool packedB, bool prefetch) {
-  const uint64_t fm = 4, fn = bn / 64, bChunks = bn * 2 / shader::COOPMAT_WORKGROUP;
+GemmLoops coopmatLoops(uint32_t bn, uint32_t warps, bool emulated, bool packedB, bool prefetch) {
+  const uint64_t fm = 4, fn = bn * 2 / (16 * warps), bChunks = bn * 2 / (32 * warps);
   const uint64_t loadB = packedB ? 0 : bChunks * loopPasses(16);
   const uint64_t multiply = emulated ? loopPasses(fm, loopPasses(fn)) : 0;
   GemmLoops loops;
@@ -179,6 +179,10 @@ constexpr uint32_t kSplitMinSteps = 2;
 // Each output element takes one atomic add per chunk: 72 chunks of the 3x3
 // 512->512 7x7 layer (2 tiles) ran 1.4x slower than 36 (bench/RESULTS.md).
 constexpr uint64_t kSplitMaxChunks = 36;
+// At most this many tiles of 8 warps take 4-warp tiles instead (where A
+// comes packed and K is not split): on the H100 (132 SMs) 4 warps ran
+// faster at 26 and 49 tiles, slower at 98 and more (bench/RESULTS.md).
+constexpr uint64_t kFewTilesMax = 64;
 uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output) {
   if (split.chunks != 1 || split.groups[1] != 1 || tiles > kSplitMaxTiles || steps < kSplitMinTotalSteps ||
       output.footprintElements != output.elementCount || output.offsetAlignment % 4 != 0)
@@ -416,20 +420,18 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   const bool contiguousRows = p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && wordRows;
   // The cooperative-matrix GEMM's tiles: 256 columns where they fit (A is
   // then staged once per 256 output channels: measured faster than 128,
-  // bench/RESULTS.md). The filter (B), and for some shapes the im2col matrix (A),
-  // are packed into scratch first (convolution_integer_pack.comp,
-  // choosePacking) where that takes at most kMaxPackedBytes: the GEMM then
-  // stages whole 16-byte chunks of them instead of gathering. Whether A
-  // and B fit decides the path where rows are byte gathers.
-  const uint32_t bn =
-      p.groupOutputChannels > 128 && device.maxComputeSharedMemorySize >= coopmatSharedBytes(256) ? 256 : 128;
-  const uint32_t mTiles = (p.M + shader::COOPMAT_BM - 1) / shader::COOPMAT_BM,
-                 nTiles = (p.groupOutputChannels + bn - 1) / bn;
+  // bench/RESULTS.md), unless few tiles take 4 warps (below). The filter (B), and for some shapes the im2col matrix
+  // (A), are packed into scratch first (convolution_integer_pack.comp, choosePacking) where that takes at most
+  // kMaxPackedBytes: the GEMM then stages whole 16-byte chunks of them instead of gathering. Whether A and B fit
+  // decides the path where rows are byte gathers.
+  uint32_t bn = p.groupOutputChannels > 128 && device.maxComputeSharedMemorySize >= coopmatSharedBytes(256) ? 256 : 128;
+  const uint32_t mTiles = (p.M + shader::COOPMAT_BM - 1) / shader::COOPMAT_BM;
+  uint32_t nTiles = (p.groupOutputChannels + bn - 1) / bn;
   const uint32_t kTiles = (p.groupK + shader::COOPMAT_BK - 1) / shader::COOPMAT_BK;
   // Sizes that pass 2^64 only need to be known too large (valueOr).
   const uint64_t packedA =
       (Checked(groups) * mTiles * kTiles * (shader::COOPMAT_BM * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
-  const uint64_t packedB = (Checked(groups) * nTiles * kTiles * (bn * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
+  uint64_t packedB = (Checked(groups) * nTiles * kTiles * (bn * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
   // The channels-last input over its padded extent (A_CHANNELS_LAST).
   const uint64_t channelsLastA =
       (Checked(out[0]) * VKDML_PADDED_EXTENT(uint64_t(p.outputH), p.strideY, p.kernelH, p.dilationY) *
@@ -471,21 +473,37 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     const uint64_t aBytes = packs == ConvolutionPacking::Both           ? packedA
                             : packs == ConvolutionPacking::ChannelsLast ? channelsLastA
                                                                         : 0;
-    const uint64_t scratchBytes = aBytes + packedB;
-    const bool packing = packs != ConvolutionPacking::None && fitsScratch(scratchBytes);
+    const bool packing = packs != ConvolutionPacking::None && fitsScratch(aBytes + packedB);
     const uint32_t aPacking = !packing                                    ? shader::A_GATHERED
                               : packs == ConvolutionPacking::Both         ? shader::A_IM2COL
                               : packs == ConvolutionPacking::ChannelsLast ? shader::A_CHANNELS_LAST
                                                                           : shader::A_GATHERED;
     const bool packA = aPacking != shader::A_GATHERED;
     const bool emulated = path == ConvolutionPath::CooperativeMatrixEmulated;
-    d.kernel = convolutionIntegerCoopmatKernel(emulated, bn, indexBits, packing, packing && !packA);
+    // Few tiles leave most of a large GPU idle: where A comes packed and K
+    // is not split across the grid, workgroups of 4 warps with tiles 128
+    // wide (the _w4 variants) make twice as many, each half the registers
+    // and less shared memory (bench/RESULTS.md).
+    const bool fewTiles =
+        packA && p.tiles <= kFewTilesMax &&
+        parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, true, false), p.tiles, kTiles, device), p.tiles,
+                           kTiles, output) == 0;
+    const uint32_t warps = fewTiles ? 4 : 8;
+    if (fewTiles) {
+      bn = 128;
+      nTiles = (p.groupOutputChannels + bn - 1) / bn;
+      p.nTiles = nTiles;
+      p.tiles = p.mTiles * p.nTiles * groups;
+      packedB = (Checked(groups) * nTiles * kTiles * (bn * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
+    }
+    const uint64_t scratchBytes = aBytes + packedB;
+    d.kernel = convolutionIntegerCoopmatKernel(emulated, warps, bn, indexBits, packing, packing && !packA);
     // The geometry and flags as specialization constants, for the driver to fold.
     using Coopmat = shader::ConvolutionIntegerCoopmatConstants;
     Coopmat constants = withGeometry<Coopmat>(p);
-    constants.WORKGROUP_SIZE = shader::COOPMAT_WORKGROUP;
+    constants.WORKGROUP_SIZE = 32 * warps;
     constants.A_PACKING = aPacking;
-    const GemmLoops loops = coopmatLoops(bn, emulated, packing, packing && !packA);
+    const GemmLoops loops = coopmatLoops(bn, warps, emulated, packing, packing && !packA);
     const GemmSplit split = splitGemm(loops, p.tiles, kTiles, device);
     // The GEMM's dispatches: K split across the grid after a fill of zeros, else as splitGemm says.
     auto gemm = [&](Dispatch g) {

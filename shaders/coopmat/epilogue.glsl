@@ -5,7 +5,7 @@
 // filter zero point, flipped like the filter, is read once per tile.
 void beginSums() {
   if (NEED_ROW_SUMS) {
-    if (t < BM) rowSums[t] = 0;
+    for (uint row = t; row < BM; row += WG) rowSums[row] = 0;
     if (t < BN) {
       uint wz = 0;
       if (HAS_WZ && t < Ng - n0)
@@ -20,7 +20,7 @@ void beginSums() {
 void addSums() {
   if (NEED_ROW_SUMS) {
     if (A_IN_SCRATCH)
-      atomicAdd(rowSums[t / 2], rowPartial[0]);
+      [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) atomicAdd(rowSums[(t + r * WG) / 2], rowPartial[r]);
     else
       [[unroll]] for (uint j = 0; j < 4; ++j) atomicAdd(rowSums[quadTileRow(aQuadRow, j)], rowPartial[j]);
   }

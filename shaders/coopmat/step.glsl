@@ -19,14 +19,15 @@ void beginPacked() {}
 // or read from scratch (A_IN_SCRATCH), already flipped and padded: each K
 // step of the im2col matrix is one contiguous block, each of the
 // channels-last input 32 consecutive bytes of a row's pixel. Invocation t
-// stages chunk t of A (row t/2, half t%2) and chunks t, t + WG of B.
-uint64_t aBlocks, bBlocks;  // this invocation's chunk of the tile's first step (channels-last A: of tap 0)
-uvec4 aChunk;
-// Channels-last A: whether row t/2 lies below M, the padded input's width
-// and channels (its pixel's stride), and the next step's place: channel aC
-// of tap (ky, aKx), at aTapOffset from tap (0, 0). Each step is loaded once,
-// in order, so the place steps on without dividing by the channels.
-bool aRowValid;
+// stages chunks t, t + WG, ... of A (row chunk/2, half t%2) and of B.
+uint64_t aBlocks[A_CHUNKS], bBlocks;  // this invocation's chunks of the tile's first step (channels-last A: of tap 0)
+uvec4 aChunk[A_CHUNKS];
+// Channels-last A: whether each chunk's row lies below M, the padded
+// input's width and channels (its pixel's stride), and the next step's
+// place: channel aC of tap (ky, aKx), at aTapOffset from tap (0, 0). Each
+// step is loaded once, in order, so the place steps on without dividing by
+// the channels.
+bool aRowValid[A_CHUNKS];
 uint paddedW, channels, aC, aKx, aTapOffset;
 void beginPacked() {
   const uint64_t packed = tensorAddress(p.scratchSlot);
@@ -34,26 +35,35 @@ void beginPacked() {
   // dispatch's chunk starts at step kBegin / BK.
   const uint allSteps = CHUNKED || SPLIT_K ? p.kTiles : kTiles, firstStep = kBegin / BK;
   if (A_PACKING == A_CHANNELS_LAST) {
-    const uint row = t / 2, m = m0 + row;
-    aRowValid = row < M - m0;
-    const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
     const uint paddedH = VKDML_PADDED_EXTENT(p.outputH, STRIDE_Y, KH, DILATION_Y);
     paddedW = VKDML_PADDED_EXTENT(p.outputW, STRIDE_X, KW, DILATION_X);
     channels = p.groupChannels * (p.tiles / (p.mTiles * p.nTiles));
-    const uint64_t pixel = uint64_t(batch * paddedH + oy * STRIDE_Y) * paddedW + ox * STRIDE_X;
-    aBlocks = packed + p.packedAOffset + pixel * channels + g * p.groupChannels + 16 * (t % 2);
+    [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) {
+      const uint row = (t + r * WG) / 2, m = m0 + row;
+      aRowValid[r] = row < M - m0;
+      const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
+      const uint64_t pixel = uint64_t(batch * paddedH + oy * STRIDE_Y) * paddedW + ox * STRIDE_X;
+      aBlocks[r] = packed + p.packedAOffset + pixel * channels + g * p.groupChannels + 16 * (t % 2);
+    }
     const uint tap = kBegin / p.groupChannels;
     aC = kBegin - tap * p.groupChannels;
     aKx = tap % KW;
     aTapOffset = (tap / KW * DILATION_Y * paddedW + aKx * DILATION_X) * channels;
   } else
-    aBlocks = packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * allSteps + firstStep) * (BM * 32) + 16 * t;
+    [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r)
+      aBlocks[r] = packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * allSteps + firstStep) * (BM * 32) +
+                   16 * (t + r * WG);
   bBlocks = packed + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * allSteps + firstStep) * (BN * 32) + 16 * t;
 }
-uvec4 loadPackedA(uint kt) {
-  if (A_PACKING != A_CHANNELS_LAST) return Word4Ref(aBlocks + uint64_t(kt) * (BM * 32)).value;
+// Step kt's A chunks into aChunk.
+void loadPackedA(uint kt) {
+  if (A_PACKING != A_CHANNELS_LAST) {
+    [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) aChunk[r] = Word4Ref(aBlocks[r] + uint64_t(kt) * (BM * 32)).value;
+    return;
+  }
   // k = (ky * KW + kx) * groupChannels + c: the step's 32 channels of one tap.
-  const uvec4 v = aRowValid ? Word4Ref(aBlocks + aTapOffset + aC).value : uvec4(0);
+  [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r)
+    aChunk[r] = aRowValid[r] ? Word4Ref(aBlocks[r] + aTapOffset + aC).value : uvec4(0);
   aC += BK;
   if (aC == p.groupChannels) {
     aC = 0;
@@ -63,12 +73,11 @@ uvec4 loadPackedA(uint kt) {
       aTapOffset += (DILATION_Y * paddedW - KW * DILATION_X) * channels;  // may wrap: the sum stays exact
     }
   }
-  return v;
 }
 uvec4 loadPackedB(uint kt, uint r) { return Word4Ref(bBlocks + uint64_t(kt) * (BN * 32) + 16 * WG * r).value; }
 void loadStep(uint kt) {
   if (A_IN_SCRATCH)
-    aChunk = loadPackedA(kt);
+    loadPackedA(kt);
   else
     loadAStep(kt);
   staged.bRaw[0] = loadPackedB(kt, 0);
@@ -76,10 +85,12 @@ void loadStep(uint kt) {
 }
 void storeStep(uint b) {
   const uint base = b * STAGE4;
-  if (A_IN_SCRATCH) {
-    tiles[base + (t / 2) * ROW4 + t % 2] = aChunk;
-    if (NEED_ROW_SUMS) rowPartial[0] += signedByteSum(aChunk);
-  } else
+  if (A_IN_SCRATCH)
+    [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) {
+      tiles[base + ((t + r * WG) / 2) * ROW4 + t % 2] = aChunk[r];
+      if (NEED_ROW_SUMS) rowPartial[r] += signedByteSum(aChunk[r]);
+    }
+  else
     storeAStep(b);
   [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) {
     tiles[base + (BM + (t + r * WG) / 2) * ROW4 + t % 2] = staged.bRaw[r];
@@ -88,6 +99,9 @@ void storeStep(uint b) {
 }
 
 #if PREFETCH > 1
+#if WARPS != 8
+#error the rings hold one A chunk per step: 8 warps
+#endif
 // Packed chunks PREFETCH K steps ahead of their store: slot i of the rings
 // holds the step that is i modulo PREFETCH. The step loop is unrolled by
 // PREFETCH so that every slot index is a literal (a dynamic index, or
@@ -96,12 +110,15 @@ void storeStep(uint b) {
 uvec4 ringA[PREFETCH], ringB0[PREFETCH], ringB1[PREFETCH];
 void loadSlot(uint kt, uint slot) {
   if (kt >= kTiles) return;
-  if (A_IN_SCRATCH) ringA[slot] = loadPackedA(kt);
+  if (A_IN_SCRATCH) {
+    loadPackedA(kt);
+    ringA[slot] = aChunk[0];
+  }
   ringB0[slot] = loadPackedB(kt, 0);
   if (B_CHUNKS == 2) ringB1[slot] = loadPackedB(kt, 1);
 }
 void takeSlot(uint slot) {
-  if (A_IN_SCRATCH) aChunk = ringA[slot];
+  if (A_IN_SCRATCH) aChunk[0] = ringA[slot];
   staged.bRaw[0] = ringB0[slot];
   if (B_CHUNKS == 2) staged.bRaw[1] = ringB1[slot];
 }

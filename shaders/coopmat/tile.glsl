@@ -2,9 +2,9 @@
 // the specialization constants and what follows from them, shared memory,
 // and the order of the tile's rows.
 
-const uint WARPS_M = COOPMAT_WARPS_M, WARPS_N = COOPMAT_WARPS_N;
+const uint WARPS_M = COOPMAT_WARPS_M, WARPS_N = WARPS / COOPMAT_WARPS_M;
 const uint FM = COOPMAT_FM;
-const uint WG = COOPMAT_WORKGROUP;
+const uint WG = 32 * WARPS;
 VKDML_SPECIALIZATION(ConvolutionIntegerCoopmatConstants, VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS)
 layout(local_size_x = WG) in;  // the host passes WG as WORKGROUP_SIZE: the tiling assumes it
 const uint KHW = KH * KW;
@@ -36,10 +36,11 @@ const uint BK = COOPMAT_BK;         // tile depth: one fragment K
 const uint ROW4 = COOPMAT_ROW4;
 const uint STAGE4 = (BM + BN) * ROW4;  // one buffer: A rows, then B rows
 const uint B_CHUNKS = BN * 2 / WG;     // 16-byte B chunks each invocation stages per step: 1 or 2
+const uint A_CHUNKS = BM * 2 / WG;     // likewise for A, where it comes packed (A_IN_SCRATCH)
 // The epilogue's per-warp scratch (interface/convolution_integer.h).
 const uint SCRATCH_COLUMN4 = COOPMAT_SCRATCH_COLUMN4;
 const uint SCRATCH_WARP4 = 16 * SCRATCH_COLUMN4;
-const uint SCRATCH4 = COOPMAT_SCRATCH4;
+const uint SCRATCH4 = WARPS * SCRATCH_WARP4;
 shared uvec4 tiles[VKDML_COOPMAT_TILES4(BN)];  // max(2 * STAGE4, SCRATCH4)
 shared int rowSums[BM];  // sum over k of each staged A row (flipped bytes)
 shared int colSums[BN];  // likewise for B rows
@@ -97,11 +98,18 @@ void setupInvocation() {
   fS2 = INDEX_T(p.filterStrides[2]), fS3 = INDEX_T(p.filterStrides[3]);
 }
 
-// The tile this workgroup works on: its place along m and n, and its group.
+// The tile this workgroup works on: its place along m and n, and its
+// group. Tiles run in bands of TILE_BAND m tiles, n slowest within a band:
+// the workgroups in flight then share a few tiles' A rows and B columns
+// (in L2) rather than stream all of A once per n tile (the 8192^3 GEMM's
+// 64 MB of A per 256 columns).
 uint mTile, nTile, g, m0, n0;
 void setTile(uint tile) {
-  mTile = tile % p.mTiles;
-  nTile = (tile / p.mTiles) % p.nTiles;
-  g = tile / p.mTiles / p.nTiles;
+  const uint TILE_BAND = COOPMAT_TILE_BAND, perGroup = p.mTiles * p.nTiles;
+  g = tile / perGroup;
+  const uint i = tile - g * perGroup, bandTiles = TILE_BAND * p.nTiles, band = i / bandTiles;
+  const uint first = band * TILE_BAND, rows = min(TILE_BAND, p.mTiles - first), j = i - band * bandTiles;
+  mTile = first + j % rows;
+  nTile = j / rows;
   m0 = mTile * BM, n0 = nTile * BN;
 }

@@ -139,14 +139,18 @@ const uint A_CHANNELS_LAST = 2u;
 
 // The cooperative-matrix kernel's tile: 8 warps of 32 lanes (WARPS_M along
 // m, WARPS_N along n), each COOPMAT_FM x FN fragments of 16x16, K steps of
-// COOPMAT_BK; BN = FN * 64 is the variant's (128 or 256).
+// COOPMAT_BK; BN = FN * 64 is the variant's (128 or 256). The _w4 variants
+// take 4 warps (2 x 2) of 4 x 4 fragments, BN = 128, where A comes packed
+// (their invocations stage 2 A chunks each; gathered A needs 8 warps).
 const uint COOPMAT_WARPS_M = 2u;
 const uint COOPMAT_WARPS_N = 4u;
-const uint COOPMAT_FM = 4u;  // so that BM * BK / 16 A quads = one per invocation
+const uint COOPMAT_FM = 4u;  // so that BM * BK / 16 A quads = one per invocation of 8 warps
 const uint COOPMAT_WORKGROUP = 32u * COOPMAT_WARPS_M * COOPMAT_WARPS_N;
 const uint COOPMAT_SUBGROUP = 32u;  // the NV variants' warps are subgroups
 const uint COOPMAT_BM = COOPMAT_FM * 16u * COOPMAT_WARPS_M;
 const uint COOPMAT_BK = 32u;  // tile depth: one fragment K
+// Tiles run in bands of this many m tiles, n slowest within a band.
+const uint COOPMAT_TILE_BAND = 8u;
 // uvec4 per shared row: 32 bytes + 16 of padding, 12 words (4 mod 8), so the
 // 16-byte row reads of a fragment load fall in distinct banks.
 const uint COOPMAT_ROW4 = COOPMAT_BK / 16u + 1u;
