@@ -96,8 +96,8 @@ GemmLoops portableLoops(const TileShape& t, bool dot) {
 }
 
 // The cooperative-matrix kernel's tile (shader::COOPMAT_*): BM = 128 rows,
-// BN = 128 or 256 columns (8 warps of FN = 2 or 4 fragments along n, or 4
-// warps of 4), BK = 32, double-buffered.
+// BN = 128 or 256 columns (8 warps of FN = 2 or 4 fragments along n), or 64
+// or 128 (4 warps of 2 or 4), BK = 32, double-buffered.
 // Packed operands take binding-table scratch: at most this much (the 3x3
 // 256->256 layer of the benchmarks, N = 32, takes 232 MB), else the GEMM
 // gathers its operands itself.
@@ -480,17 +480,19 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
                                                                           : shader::A_GATHERED;
     const bool packA = aPacking != shader::A_GATHERED;
     const bool emulated = path == ConvolutionPath::CooperativeMatrixEmulated;
-    // Few tiles leave most of a large GPU idle: where A comes packed and K
-    // is not split across the grid, workgroups of 4 warps with tiles 128
-    // wide (the _w4 variants) make twice as many, each half the registers
-    // and less shared memory (bench/RESULTS.md).
-    const bool fewTiles =
-        packA && p.tiles <= kFewTilesMax &&
+    // Where A comes packed and K is not split across the grid, workgroups
+    // of 4 warps (the _w4 variants) take tiles of 128 or, for at most 64
+    // output channels, 64 columns: where the 8-warp tiles are few (they
+    // leave most of a large GPU idle; these make twice as many), or where
+    // half of their 128 columns would be idle fragments (bench/RESULTS.md).
+    const bool narrow = p.groupOutputChannels <= 64;
+    const bool fourWarps =
+        packA && (p.tiles <= kFewTilesMax || narrow) &&
         parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, true, false), p.tiles, kTiles, device), p.tiles,
                            kTiles, output) == 0;
-    const uint32_t warps = fewTiles ? 4 : 8;
-    if (fewTiles) {
-      bn = 128;
+    const uint32_t warps = fourWarps ? 4 : 8;
+    if (fourWarps) {
+      bn = narrow ? 64 : 128;
       nTiles = (p.groupOutputChannels + bn - 1) / bn;
       p.nTiles = nTiles;
       p.tiles = p.mTiles * p.nTiles * groups;
