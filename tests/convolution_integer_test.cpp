@@ -307,15 +307,17 @@ TEST_CASE("convolution_integer: groups of 32 channels and more") {
 }
 
 // The cooperative-matrix kernel's tile order (bands of 8 m tiles, n
-// slowest within a band, the last band shorter) and both of its
-// workgroup shapes where A comes packed: 8 warps for 70 tiles, 4 warps
-// (tiles 128 wide) for 20 and (64 wide, for 40 channels) for 35.
-TEST_CASE("convolution_integer: tile bands, 4 and 8 warps") {
+// slowest within a band, the last band shorter) and its grids where A
+// comes packed: 8 warps for 70 tiles, 4 warps (tiles 128 wide) for 20 and
+// (64 wide, for 40 channels) for 35, and K split across the grid for 12
+// tiles of 36 K steps.
+TEST_CASE("convolution_integer: tile bands, 4 and 8 warps, K split over 12 tiles") {
   std::mt19937_64 rng(134);
   runVariants({case2d({1, 32, 66, 66}, {300, 32, 1, 1}, 1, 1, 0, 0, 1),
                case2d({1, 32, 34, 34}, {300, 32, 1, 1}, 1, 1, 0, 0, 1),
                case2d({1, 32, 32, 33}, {260, 32, 3, 3}, 1, 1, 1, 1, 1),
-               case2d({1, 32, 66, 66}, {40, 32, 3, 3}, 1, 1, 1, 1, 1)},
+               case2d({1, 32, 66, 66}, {40, 32, 3, 3}, 1, 1, 1, 1, 1),
+               case2d({1, 128, 40, 40}, {64, 128, 3, 3}, 1, 1, 0, 0, 1)},
               rng);
 }
 

@@ -169,26 +169,35 @@ GemmSplit splitGemm(const GemmLoops& loops, uint64_t tiles, uint32_t steps, cons
 // at kSplitTargetGroups workgroups, where one dispatch takes all of K
 // anyway and the output is dense (a fill zeroes exactly its elements
 // first). Measured on an H100 (bench/RESULTS.md): 2.4-2.6x faster for 1 to 8
-// tiles of 16 K steps or more; slower from 14 tiles, or with 8 steps or
-// fewer, where the fill and the atomic adds cost more than the idle SMs.
+// tiles of 16 K steps or more; in chunks of 2 steps slower from 14 tiles,
+// or with 8 steps or fewer, where the fill and the atomic adds cost more
+// than the idle SMs.
 // Returns the K steps per chunk, or 0.
 constexpr uint64_t kSplitMaxTiles = 8;
 constexpr uint32_t kSplitMinTotalSteps = 12;
 constexpr uint64_t kSplitTargetGroups = 256;
 constexpr uint32_t kSplitMinSteps = 2;
+// Up to kSplitWideMaxTiles tiles, in chunks of kSplitWideMinSteps or more:
+// the 26-tile layers of 144 and 64 steps then ran 0.71x and 0.73x the time
+// of 4-warp tiles over all of K (4-warp tiles split in chunks of 8, 16 or
+// 32 steps were slower), 49 tiles of 72 steps 1.06x (bench/RESULTS.md).
+constexpr uint64_t kSplitWideMaxTiles = 32;
+constexpr uint32_t kSplitWideMinSteps = 16;
 // Each output element takes one atomic add per chunk: 72 chunks of the 3x3
 // 512->512 7x7 layer (2 tiles) ran 1.4x slower than 36 (bench/RESULTS.md).
 constexpr uint64_t kSplitMaxChunks = 36;
 // At most this many tiles of 8 warps take 4-warp tiles instead (where A
 // comes packed and K is not split): on the H100 (132 SMs) 4 warps ran
-// faster at 26 and 49 tiles, slower at 98 and more (bench/RESULTS.md).
+// faster at 26 and 49 tiles over all of K, slower at 98 and more
+// (bench/RESULTS.md).
 constexpr uint64_t kFewTilesMax = 64;
 uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output) {
-  if (split.chunks != 1 || split.groups[1] != 1 || tiles > kSplitMaxTiles || steps < kSplitMinTotalSteps ||
+  if (split.chunks != 1 || split.groups[1] != 1 || tiles > kSplitWideMaxTiles || steps < kSplitMinTotalSteps ||
       output.footprintElements != output.elementCount || output.offsetAlignment % 4 != 0)
     return 0;
-  const uint64_t chunks =
-      std::min({(kSplitTargetGroups + tiles - 1) / tiles, uint64_t(steps / kSplitMinSteps), kSplitMaxChunks});
+  const uint64_t minSteps = tiles <= kSplitMaxTiles ? kSplitMinSteps : kSplitWideMinSteps;
+  const uint64_t chunks = std::min({(kSplitTargetGroups + tiles - 1) / tiles, steps / minSteps, kSplitMaxChunks});
+  if (chunks < 2) return 0;
   return static_cast<uint32_t>((steps + chunks - 1) / chunks);
 }
 
