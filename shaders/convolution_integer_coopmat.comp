@@ -33,7 +33,7 @@
 // variables, which the driver keeps in registers once it has inlined the
 // functions.
 //
-// Defines: WARPS (8, or 4 where A comes packed), FN (fragments per warp
+// Defines: WARPS (8 or 4), FN (fragments per warp
 // along n: 2 or 4), INDEX_BITS (32 or 64),
 // and one of COOPMAT_NV (GL_NV_cooperative_matrix) or COOPMAT_EMULATED (the
 // matrix operations in plain GLSL, to test the rest of this kernel on any
@@ -57,9 +57,7 @@
 #define PACKED 0  // 1: the operands come packed in scratch (convolution_integer_pack.comp)
 #endif
 #ifndef WARPS
-// Warps per workgroup: 8 (2 x 4), or 4 (2 x 2) where A comes packed
-// (A_IN_SCRATCH): the gathered A's staging maps one k quad to each of 8 warps.
-#define WARPS 8
+#define WARPS 8  // warps per workgroup: 8 (2 x 4) or 4 (2 x 2)
 #endif
 #ifndef PREFETCH
 // PACKED: how many K steps ahead the packed chunks are loaded into

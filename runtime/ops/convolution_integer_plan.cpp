@@ -186,10 +186,10 @@ constexpr uint32_t kSplitWideMinSteps = 16;
 // Each output element takes one atomic add per chunk: 72 chunks of the 3x3
 // 512->512 7x7 layer (2 tiles) ran 1.4x slower than 36 (bench/RESULTS.md).
 constexpr uint64_t kSplitMaxChunks = 36;
-// At most this many tiles of 8 warps take 4-warp tiles instead (where A
-// comes packed and K is not split): on the H100 (132 SMs) 4 warps ran
-// faster at 26 and 49 tiles over all of K, slower at 98 and more
-// (bench/RESULTS.md).
+// At most this many tiles of 8 warps (256 columns) take 4-warp tiles of
+// 128 instead (where K is not split): on the H100 (132 SMs) 4 warps ran
+// faster at 26 and 49 tiles over all of K, slower at 98 and more, and
+// slower where they make no more tiles (bench/RESULTS.md).
 constexpr uint64_t kFewTilesMax = 64;
 uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output) {
   if (split.chunks != 1 || split.groups[1] != 1 || tiles > kSplitWideMaxTiles || steps < kSplitMinTotalSteps ||
@@ -489,16 +489,17 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
                                                                           : shader::A_GATHERED;
     const bool packA = aPacking != shader::A_GATHERED;
     const bool emulated = path == ConvolutionPath::CooperativeMatrixEmulated;
-    // Where A comes packed and K is not split across the grid, workgroups
-    // of 4 warps (the _w4 variants) take tiles of 128 or, for at most 64
-    // output channels, 64 columns: where the 8-warp tiles are few (they
-    // leave most of a large GPU idle; these make twice as many), or where
-    // half of their 128 columns would be idle fragments (bench/RESULTS.md).
+    // Where K is not split across the grid, workgroups of 4 warps (the _w4
+    // variants) take tiles of 128 columns where the 8-warp tiles of 256 are
+    // few (they leave most of a large GPU idle; these make twice as many),
+    // and tiles of 64 columns for at most 64 output channels (where half of
+    // the 8-warp tile's 128 columns would be idle fragments)
+    // (bench/RESULTS.md).
     const bool narrow = p.groupOutputChannels <= 64;
-    const bool fourWarps =
-        packA && (p.tiles <= kFewTilesMax || narrow) &&
-        parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, true, false), p.tiles, kTiles, device), p.tiles,
-                           kTiles, output) == 0;
+    const bool fourWarps = ((p.tiles <= kFewTilesMax && bn == 256) || narrow) &&
+                           parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, packing, packing && !packA),
+                                                        p.tiles, kTiles, device),
+                                              p.tiles, kTiles, output) == 0;
     const uint32_t warps = fourWarps ? 4 : 8;
     if (fourWarps) {
       bn = narrow ? 64 : 128;

@@ -10,8 +10,9 @@
 // next quad's is taken from that lane by a shuffle. B rows are contiguous in
 // k for packed filters: one 16-byte load per 16 k. An invocation's share is
 // the same every K step (so its row and column sums accumulate in
-// registers): the A quad of rows 4*aQuadRow.. and k 4*aQuadK.. (BM/4 x BK/4
-// = WG quads), and B chunks of 16 k: row chunk/2, half chunk%2 (= t%2), for
+// registers): the A quads of rows 4*aQuadRow.. and k 4*(aQuadK + q*WARPS)..
+// for q < A_QUADS (BM/4 x BK/4 = A_QUADS * WG quads: 1 per invocation of 8
+// warps, 2 of 4), and B chunks of 16 k: row chunk/2, half chunk%2 (= t%2), for
 // chunk = t, t + WG.
 //
 // The global loads of one K step go to registers (loadStep) and are only
@@ -36,6 +37,7 @@ void stepK(inout uint c, inout uint ky, inout uint kx) {
   ++c;
 }
 
+const uint A_QUADS = (BM / 4) * (BK / 4) / WG;
 uint aQuadK, aQuadRow;
 bool nextIsNeighbor;  // the next lane is invocation t + 1 (the shuffles in storeAStep read it)
 void setupStaging() {
@@ -66,16 +68,16 @@ uint bRowCount[2];  // 16, or 0 past Ng
 INDEX_T bRowOffset[2];
 bool bAligned[2];
 // (c, ky, kx) of the quad's first k in the step loadAStep loads next.
-uint quadC, quadKy, quadKx;
+uint quadC[A_QUADS], quadKy[A_QUADS], quadKx[A_QUADS];
 
-// One K step in registers. Per k i of the A quad: for contiguous rows, the
-// two aligned words around its 4 bytes (aLow[i], aHigh[i]) and the byte
-// shift (aShift[i]); otherwise the 4 gathered bytes as one word (aLow[i],
-// shift 0). Rows of whole words (W % 4 == 0, rows 4-byte aligned) make
+// One K step in registers. Per k i of A quad q: for contiguous rows, the
+// two aligned words around its 4 bytes (aLow[q][i], aHigh[q][i]) and the
+// byte shift (aShift[q][i]); otherwise the 4 gathered bytes as one word
+// (aLow[q][i], shift 0). Rows of whole words (W % 4 == 0, rows 4-byte aligned) make
 // every word wholly inside or outside the row: outside, it is padding.
 struct StagedStep {
-  uvec4 aLow, aHigh, aShift;
-  uint aCount;  // k of the quad below Kg (0: rows past M, contiguous)
+  uvec4 aLow[A_QUADS], aHigh[A_QUADS], aShift[A_QUADS];
+  uint aCount[A_QUADS];  // k of each quad below Kg (0: rows past M, contiguous)
   uvec4 bRaw[2];
   uint bCount[2];  // k of each B chunk below Kg (0: past Ng or Kg)
 };
@@ -106,7 +108,9 @@ void beginStaging() {
     bRowOffset[r] = INDEX_T(g * Ng + n0 + bRow) * fS0;
     bAligned[r] = K_CONTIGUOUS && ((uint(filterAddress) + uint(bRowOffset[r])) & 15) == 0;
   }
-  const uint quadK0 = kBegin + 4 * aQuadK;
-  quadC = quadK0 / KHW, quadKy = (quadK0 % KHW) / KW, quadKx = quadK0 % KW;
+  [[unroll]] for (uint q = 0; q < A_QUADS; ++q) {
+    const uint quadK0 = kBegin + 4 * (aQuadK + q * WARPS);
+    quadC[q] = quadK0 / KHW, quadKy[q] = (quadK0 % KHW) / KW, quadKx[q] = quadK0 % KW;
+  }
   staged.bCount = uint[2](0, 0);
 }

@@ -99,26 +99,23 @@ void storeStep(uint b) {
 }
 
 #if PREFETCH > 1
-#if WARPS != 8
-#error the rings hold one A chunk per step: 8 warps
-#endif
 // Packed chunks PREFETCH K steps ahead of their store: slot i of the rings
 // holds the step that is i modulo PREFETCH. The step loop is unrolled by
 // PREFETCH so that every slot index is a literal (a dynamic index, or
 // picking the slot by compares, measured slower on the H200). A, where it
 // is gathered, stays one step ahead.
-uvec4 ringA[PREFETCH], ringB0[PREFETCH], ringB1[PREFETCH];
+uvec4 ringA[PREFETCH * A_CHUNKS], ringB0[PREFETCH], ringB1[PREFETCH];
 void loadSlot(uint kt, uint slot) {
   if (kt >= kTiles) return;
   if (A_IN_SCRATCH) {
     loadPackedA(kt);
-    ringA[slot] = aChunk[0];
+    [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) ringA[slot * A_CHUNKS + r] = aChunk[r];
   }
   ringB0[slot] = loadPackedB(kt, 0);
   if (B_CHUNKS == 2) ringB1[slot] = loadPackedB(kt, 1);
 }
 void takeSlot(uint slot) {
-  if (A_IN_SCRATCH) aChunk[0] = ringA[slot];
+  if (A_IN_SCRATCH) [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) aChunk[r] = ringA[slot * A_CHUNKS + r];
   staged.bRaw[0] = ringB0[slot];
   if (B_CHUNKS == 2) staged.bRaw[1] = ringB1[slot];
 }

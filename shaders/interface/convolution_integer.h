@@ -140,12 +140,11 @@ const uint A_CHANNELS_LAST = 2u;
 // The cooperative-matrix kernel's tile: 8 warps of 32 lanes (WARPS_M along
 // m, WARPS_N along n), each COOPMAT_FM x FN fragments of 16x16, K steps of
 // COOPMAT_BK; BN = FN * 64 is the variant's (128 or 256). The _w4 variants
-// take 4 warps (2 x 2) of 4 x FN fragments, BN = FN * 32 (64 or 128), where
-// A comes packed (their invocations stage 2 A chunks each; gathered A needs
-// 8 warps).
+// take 4 warps (2 x 2) of 4 x FN fragments, BN = FN * 32 (64 or 128); their
+// invocations stage twice the A of 8 warps'.
 const uint COOPMAT_WARPS_M = 2u;
 const uint COOPMAT_WARPS_N = 4u;
-const uint COOPMAT_FM = 4u;  // so that BM * BK / 16 A quads = one per invocation of 8 warps
+const uint COOPMAT_FM = 4u;  // so that BM * BK / 16 A quads = one per invocation of 8 warps, two of 4
 const uint COOPMAT_WORKGROUP = 32u * COOPMAT_WARPS_M * COOPMAT_WARPS_N;
 const uint COOPMAT_SUBGROUP = 32u;  // the NV variants' warps are subgroups
 const uint COOPMAT_BM = COOPMAT_FM * 16u * COOPMAT_WARPS_M;
