@@ -429,10 +429,12 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   const bool contiguousRows = p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && wordRows;
   // The cooperative-matrix GEMM's tiles: 256 columns where they fit (A is
   // then staged once per 256 output channels: measured faster than 128,
-  // bench/RESULTS.md), unless few tiles take 4 warps (below). The filter (B), and for some shapes the im2col matrix
-  // (A), are packed into scratch first (convolution_integer_pack.comp, choosePacking) where that takes at most
-  // kMaxPackedBytes: the GEMM then stages whole 16-byte chunks of them instead of gathering. Whether A and B fit
-  // decides the path where rows are byte gathers.
+  // bench/RESULTS.md), unless 4 warps take narrower ones (below). The
+  // filter (B), and for some shapes the im2col matrix (A), are packed into
+  // scratch first (convolution_integer_pack.comp, choosePacking) where that
+  // takes at most kMaxPackedBytes: the GEMM then stages whole 16-byte
+  // chunks of them instead of gathering. Whether A and B fit decides the
+  // path where rows are byte gathers.
   uint32_t bn = p.groupOutputChannels > 128 && device.maxComputeSharedMemorySize >= coopmatSharedBytes(256) ? 256 : 128;
   const uint32_t mTiles = (p.M + shader::COOPMAT_BM - 1) / shader::COOPMAT_BM;
   uint32_t nTiles = (p.groupOutputChannels + bn - 1) / bn;
