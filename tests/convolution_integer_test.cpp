@@ -80,6 +80,7 @@ struct Case {
   DML_TENSOR_DATA_TYPE inputType = U8, filterType = U8;
   ZeroPoint inputZeroPoint = ZeroPoint::None, filterZeroPoint = ZeroPoint::None;
   bool strided = false;
+  std::vector<uint32_t> outputStrides;  // where given, the output's (else as `strided` says)
   // DML_TENSOR_FLAG_OWNED_BY_DML on FilterTensor (1), and on the zero points too (2).
   int owned = 0;
 };
@@ -94,7 +95,8 @@ std::string describe(const Case& c) {
          test::typeName(c.filterType) + ", strides " + l(c.strides) + ", dilations " + l(c.dilations) + ", pads " +
          l(c.startPadding) + l(c.endPadding) + ", groups " + std::to_string(c.groups) + ", zero points " +
          std::to_string(int(c.inputZeroPoint)) + "/" + std::to_string(int(c.filterZeroPoint)) +
-         (c.strided ? ", strided" : "") + (c.owned ? ", owned by DML " + std::to_string(c.owned) : "");
+         (c.strided ? ", strided" : "") + (c.outputStrides.empty() ? "" : ", output strides " + l(c.outputStrides)) +
+         (c.owned ? ", owned by DML " + std::to_string(c.owned) : "");
 }
 
 std::vector<uint32_t> ones(size_t rank) {
@@ -112,7 +114,7 @@ void runCase(const Case& c, std::mt19937_64& rng) {
   };
   Tensor input(c.inputType, c.input, layout(c.input, true));
   Tensor filter(c.filterType, c.filter, layout(c.filter, true));
-  Tensor output(I32, outSizes, layout(outSizes, false));
+  Tensor output(I32, outSizes, c.outputStrides.empty() ? layout(outSizes, false) : c.outputStrides);
   std::vector<uint32_t> perChannel = ones(rank);
   perChannel[1] = c.filter[0];
   Tensor inputZeroPoint(c.inputType, ones(rank), layout(ones(rank), true));
@@ -318,6 +320,30 @@ TEST_CASE("convolution_integer: tile bands, 4 and 8 warps, K split over 12 tiles
                case2d({1, 32, 32, 33}, {260, 32, 3, 3}, 1, 1, 1, 1, 1),
                case2d({1, 32, 66, 66}, {40, 32, 3, 3}, 1, 1, 1, 1, 1),
                case2d({1, 128, 40, 40}, {64, 128, 3, 3}, 1, 1, 0, 0, 1)},
+              rng);
+}
+
+// The cooperative-matrix epilogue's 16-byte stores of 4 output pixels,
+// across rows where an image's rows lie back to back: 14 x 14 and 6 x 6
+// images (OW % 4 != 0, OH * OW % 4 == 0); 7 x 7 and 5 x 5 (49 and 25
+// pixels) store one pixel per lane; strided outputs too.
+TEST_CASE("convolution_integer: output quads across rows") {
+  std::mt19937_64 rng(135);
+  const std::vector<Case> cases = {case2d({2, 32, 14, 14}, {70, 32, 3, 3}, 1, 1, 1, 1, 1),
+                                   case2d({3, 40, 6, 6}, {66, 40, 1, 1}, 1, 1, 0, 0, 1),
+                                   case2d({2, 32, 14, 14}, {72, 32, 3, 3}, 2, 1, 1, 1, 1),
+                                   case2d({1, 24, 9, 9}, {80, 24, 5, 5}, 1, 1, 0, 0, 1)};
+  runVariants(cases, rng);
+  runVariants(cases, rng, true);
+  // Strides multiples of 4 where the quads would still be wrong: 49-pixel
+  // images (a quad would run into the next image), rows 16 apart (into the
+  // row's padding); and rows back to back in padded channels (right).
+  auto withOutputStrides = [](Case c, std::vector<uint32_t> strides) {
+    c.outputStrides = std::move(strides);
+    return c;
+  };
+  runVariants({withOutputStrides(cases[2], {72 * 52, 52, 7, 1}), withOutputStrides(cases[0], {70 * 224, 224, 16, 1}),
+               withOutputStrides(cases[0], {70 * 200, 200, 14, 1})},
               rng);
 }
 

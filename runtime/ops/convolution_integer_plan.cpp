@@ -468,8 +468,13 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
         (p.groupChannels == 1 || p.filterStrides[1] == uint64_t(p.kernelH) * p.kernelW))
       p.flags |= shader::FILTER_K_CONTIGUOUS;
     if (p.groupK % shader::COOPMAT_BK == 0) p.flags |= shader::K_WHOLE_STEPS;
-    if (p.outputStrides[3] == 1 && p.outputW % 4 == 0 && p.outputStrides[0] % 4 == 0 && p.outputStrides[1] % 4 == 0 &&
-        p.outputStrides[2] % 4 == 0)
+    // Quads of m along a row, or across the rows of an image whose rows lie
+    // back to back and whose pixels come in quads (14 x 14).
+    const bool rowQuads = p.outputW % 4 == 0 && p.outputStrides[2] % 4 == 0;
+    const bool imageQuads =
+        (p.outputH == 1 || p.outputStrides[2] == p.outputW) && (uint64_t(p.outputH) * p.outputW) % 4 == 0;
+    if (p.outputStrides[3] == 1 && p.outputStrides[0] % 4 == 0 && p.outputStrides[1] % 4 == 0 &&
+        (rowQuads || imageQuads))
       p.flags |= shader::OUTPUT_M_QUADS;
     p.mTiles = mTiles;
     p.nTiles = nTiles;

@@ -48,9 +48,11 @@ const uint TAPS_Y_IN_RANGE = 32u;       // every tap's y lies in [0, H): no padd
 const uint TAPS_X_IN_RANGE = 64u;       // likewise along x
 const uint FILTER_K_CONTIGUOUS = 128u;  // a filter row's k are consecutive bytes
 const uint K_WHOLE_STEPS = 256u;        // Kg is a multiple of the kernel's K step (32)
-// The output's m (OW % 4 == 0, W stride 1, other strides multiples of 4):
-// 4 consecutive m from a multiple of 4 are 4 consecutive, 16-byte aligned
-// int32 (given an aligned base).
+// The output's m (W stride 1, N and C strides multiples of 4, and either
+// OW % 4 == 0 with an H stride a multiple of 4, or an image's rows back to
+// back, H stride OW, with OH * OW % 4 == 0): 4 consecutive m from a
+// multiple of 4 are 4 consecutive, 16-byte aligned int32 (given an aligned
+// base).
 const uint OUTPUT_M_QUADS = 512u;
 const uint K_TWO_STEPS = 1024u;  // Kg takes exactly two K steps of the kernel
 // How the host split the work where one invocation's loops would run too
