@@ -9,8 +9,11 @@
 // take. Bytes are flipped to INT8 (UINT8 XOR 0x80) and 0 past M, Ng or Kg.
 // One invocation per 16-byte chunk (half a row of a block), neighbouring
 // invocations writing neighbouring chunks; the channels-last input goes
-// through shared memory a tile per workgroup (packChannelsLast). Defines:
-// INDEX_BITS (32 or 64).
+// through shared memory a tile per workgroup (packChannelsLast), and B
+// channels-last from a dense filter an item per 16 channels of a row
+// (packFilterSpan). Last, where ConvParams.outputZeroWords says so, it
+// zeroes the output for the K_SPLIT GEMM after it. Defines: INDEX_BITS (32
+// or 64).
 //
 // The geometry is specialization constants (set by
 // runtime/ops/convolution_integer_plan.cpp), as in the GEMM kernel: the driver turns
@@ -82,6 +85,39 @@ void packChannelsLast(ConvParams p, uint64_t inputAddress, uint xzBits, uint64_t
   }
 }
 
+// Channels-last B from spans (VKDML_PACK_B_SPANS): item i takes 16
+// channels (side i % 2 of the row's 32-channel run) of padded row i / 2 of
+// all groups' tiles, neighbouring items neighbouring chunks of one block
+// per tap. Rows past Ng are 0, as in main.
+const bool B_SPANS = VKDML_PACK_B_SPANS(A_PACKING, KHW, FLAGS);
+void packFilterSpan(ConvParams p, uint item, uint64_t filterAddress, uint64_t bOut) {
+  const uint side = item % 2, paddedRows = N_TILES * BN, groups = p.tiles / (p.mTiles * p.nTiles);
+  const uint rowOfAll = (item / 2) % (groups * paddedRows), run = (item / 2) / (groups * paddedRows);
+  const uint g = rowOfAll / paddedRows, n = rowOfAll % paddedRows, c0 = 32 * run + 16 * side;
+  // The span: channels c0 .. c0 + 15, every tap of each, as 16-byte words.
+  uvec4 span[PACK_SPAN_TAPS];
+  [[unroll]] for (uint w = 0; w < KHW; ++w) span[w] = uvec4(0);
+  if (n < p.groupOutputChannels) {
+    const uint64_t at = filterAddress + uint64_t(INDEX_T(g * p.groupOutputChannels + n) * INDEX_T(p.filterStrides[0]) +
+                                                 INDEX_T(c0 * KHW));
+    if ((uint(at) & 15) == 0)
+      [[unroll]] for (uint w = 0; w < KHW; ++w) span[w] = Word4Ref(at + 16 * w).value;
+    else  // a filter binding not 16-byte aligned
+      [[unroll]] for (uint b = 0; b < 16 * KHW; ++b) span[b / 16][(b / 4) % 4] |= loadByte(at + b) << (8 * (b % 4));
+    [[unroll]] for (uint w = 0; w < KHW; ++w) span[w] ^= uvec4(FILTER_FLIP * 0x01010101u);
+  }
+  [[unroll]] for (uint tap = 0; tap < KHW; ++tap) {
+    uvec4 words = uvec4(0);
+    [[unroll]] for (uint e = 0; e < 16; ++e) {
+      const uint b = e * KHW + tap;  // channel c0 + e, this tap
+      words[e / 4] |= bitfieldExtract(span[b / 16][(b / 4) % 4], int(8 * (b % 4)), 8) << (8 * (e % 4));
+    }
+    const uint kt = (tap * p.groupChannels + c0) / 32;
+    const uint chunk = (((g * N_TILES + n / BN) * K_TILES + kt) * BN + n % BN) * 2 + side;  // < p.totalChunks
+    ChunkRef(bOut + 16 * uint64_t(chunk)).value = words;
+  }
+}
+
 void main() {
   ConvParams p = ConvParams(pc.paramsAddress);
   const uint64_t inputAddress = tensorAddress(0), filterAddress = tensorAddress(2);
@@ -96,6 +132,17 @@ void main() {
   const uint groupChannels = p.groupChannels;
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (CHANNELS_LAST) packChannelsLast(p, inputAddress, xzBits, aOut);
+  if (B_SPANS)
+    for (uint q = gl_GlobalInvocationID.x; q < (totalChunks - aChunks) / KHW; q += stride)
+      packFilterSpan(p, q, filterAddress, bOut);
+  // The output's zeros (K_SPLIT), 4 words per item: the output need not be 16-byte aligned.
+  if (p.outputZeroWords > 0) {
+    const uint64_t outputAddress = tensorAddress(4);
+    for (uint q = gl_GlobalInvocationID.x; q < (p.outputZeroWords + 3) / 4; q += stride)
+      [[unroll]] for (uint e = 0; e < 4; ++e)
+        if (4 * q + e < p.outputZeroWords) OutputRef(outputAddress + 4 * uint64_t(4 * q + e)).value = 0;
+  }
+  if (B_SPANS) return;
   // The other chunks, one per invocation (channels-last: B's alone, after A's tiles).
   for (uint q = gl_GlobalInvocationID.x + (CHANNELS_LAST ? aChunks : 0u); q < totalChunks; q += stride) {
     const bool isA = q < aChunks;

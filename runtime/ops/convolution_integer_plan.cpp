@@ -524,9 +524,11 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     constants.A_PACKING = aPacking;
     const GemmLoops loops = coopmatLoops(bn, warps, emulated, packing, packing && !packA);
     const GemmSplit split = splitGemm(loops, p.tiles, kTiles, device);
-    // The GEMM's dispatches: K split across the grid after a fill of zeros, else as splitGemm says.
-    auto gemm = [&](Dispatch g) {
-      const uint32_t chunkSteps = parallelChunkSteps(split, p.tiles, kTiles, output);
+    // The GEMM's dispatches: K split across the grid after the output is
+    // zeroed (by a fill, or by the pack before it: zeroedByPack), else as
+    // splitGemm says.
+    const uint32_t chunkSteps = parallelChunkSteps(split, p.tiles, kTiles, output);
+    auto gemm = [&](Dispatch g, bool zeroedByPack) {
       if (chunkSteps == 0) return chunkDispatches(g, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, true);
       ConvParams chunk = p;
       chunk.flags = (p.flags | shader::K_SPLIT) & ~(shader::K_TWO_STEPS | shader::OUTPUT_M_QUADS);
@@ -537,12 +539,13 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       g.loopPasses = loops.passes(1, chunkSteps);
       constants.FLAGS = chunk.flags;
       g.specialization = shader::specializationOf(constants);
+      if (zeroedByPack) return std::vector<Dispatch>{g};
       Dispatch zero;
       zero.fills.push_back({kOutputSlot, 0, output.elementCount * 4, 0});
       zero.loopPasses = 0;
       return std::vector<Dispatch>{zero, g};
     };
-    if (!packing) return gemm(d);
+    if (!packing) return gemm(d, false);
     // A filter flagged DML_TENSOR_FLAG_OWNED_BY_DML and packed alone is
     // packed once, by the initializer, into the persistent resource. With
     // A (packed per execution into the temporary resource, where the GEMM
@@ -560,7 +563,12 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     p.totalChunks = static_cast<uint32_t>(p.aChunks + packedB / 16);  // <= kMaxPackedBytes / 16
     d.params = bytesOf(p);
     d.scratchBytes = persistentB ? 0 : scratchBytes;
-    std::vector<Dispatch> dispatches = gemm(d);
+    // A pack that runs with each execution also zeroes the output for a
+    // split K: one command and one barrier fewer (bench/RESULTS.md).
+    const bool zeroInPack = chunkSteps != 0 && !persistentB && output.elementCount <= UINT32_MAX;
+    std::vector<Dispatch> dispatches = gemm(d, zeroInPack);
+    ConvParams packParams = p;
+    if (zeroInPack) packParams.outputZeroWords = static_cast<uint32_t>(output.elementCount);
     Dispatch pack;
     pack.kernel = convolutionIntegerPackKernel(indexBits);
     // The geometry as specialization constants, for the driver to fold.
@@ -580,14 +588,20 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     if (persistentB) packConstants.FLAGS &= ~shader::HAS_INPUT_ZERO_POINT;
     pack.specialization = shader::specializationOf(packConstants);
     // Its loops walk 16-byte chunks (at most kMaxPackedBytes / 16 of them)
-    // over the grid, channels-last A's tiles first over its workgroups.
+    // over the grid, channels-last A's tiles first over its workgroups; B
+    // from spans takes one item per tap's chunks; then the output's zeros,
+    // 4 words per item.
+    const uint32_t taps = p.kernelH * p.kernelW;
+    const bool spans = shader::packBSpans(aPacking, taps, packConstants.FLAGS);
     const uint64_t aTiles = channelsLast ? p.aChunks : 0, chunks = p.totalChunks - aTiles;
-    pack.groups = {gridGroups(aTiles * kPackWorkgroup + chunks, kPackWorkgroup, device), 1, 1};
-    pack.params = d.params;
+    const uint64_t bItems = spans ? chunks / taps : chunks, zeroItems = (packParams.outputZeroWords + uint64_t(3)) / 4;
+    pack.groups = {gridGroups(aTiles * kPackWorkgroup + std::max(bItems, zeroItems), kPackWorkgroup, device), 1, 1};
+    pack.params = bytesOf(packParams);
     pack.scratchBytes = d.scratchBytes;
-    const uint64_t groupsX = pack.groups[0];
+    const uint64_t groupsX = pack.groups[0], invocations = groupsX * kPackWorkgroup;
     pack.loopPasses = loopPasses((aTiles + groupsX - 1) / groupsX) +
-                      loopPasses((chunks + groupsX * kPackWorkgroup - 1) / (groupsX * kPackWorkgroup));
+                      loopPasses((bItems + invocations - 1) / invocations) +
+                      loopPasses((zeroItems + invocations - 1) / invocations);
     if (persistentB) {
       pack.initializer = true;
       pack.persistentBytes = scratchBytes;

@@ -34,6 +34,9 @@ VKDML_PARAMS(ConvParams) {
   uint kTiles;                // K steps of 32
   // K_CHUNKED: the share of K this dispatch adds up, k in [kBegin, kBegin + kLength).
   uint kBegin, kLength;
+  // The pack's last items: it zeroes the output's first outputZeroWords
+  // int32 for the K_SPLIT GEMM after it (one command fewer than a fill).
+  uint outputZeroWords;
 };
 
 // ConvParams.flags.
@@ -138,6 +141,14 @@ const uint PACK_WORKGROUP = 256u;
 const uint A_GATHERED = 0u;
 const uint A_IM2COL = 1u;
 const uint A_CHANNELS_LAST = 2u;
+// Whether the pack takes channels-last B (k = tap * C + c) from spans of a
+// dense filter (FILTER_K_CONTIGUOUS: a row's k run (c, ky, kx)) of at most
+// PACK_SPAN_TAPS taps: one item per 16 channels of a row reads their
+// 16 * taps consecutive bytes and writes one chunk per tap, instead of 16
+// byte gathers a taps apart per chunk.
+const uint PACK_SPAN_TAPS = 9u;
+#define VKDML_PACK_B_SPANS(aPacking, taps, flags) \
+  ((aPacking) == A_CHANNELS_LAST && (taps) > 1u && (taps) <= PACK_SPAN_TAPS && ((flags) & FILTER_K_CONTIGUOUS) != 0u)
 
 // The cooperative-matrix kernel's tile: 8 warps of 32 lanes (WARPS_M along
 // m, WARPS_N along n), each COOPMAT_FM x FN fragments of 16x16, K steps of
@@ -173,11 +184,13 @@ VKDML_SPECIALIZATION(ConvolutionIntegerConstants, VKDML_CONVOLUTION_INTEGER_CONS
 VKDML_SPECIALIZATION(ConvolutionIntegerCoopmatConstants, VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS)
 VKDML_SPECIALIZATION(ConvolutionIntegerPackConstants, VKDML_CONVOLUTION_INTEGER_PACK_CONSTANTS)
 
-static_assert(sizeof(ConvParams) == 224, "std430 layout of ConvParams");
-static_assert(offsetof(ConvParams, packedAOffset) % 8 == 0 && offsetof(ConvParams, kLength) == 220,
+static_assert(sizeof(ConvParams) == 232, "std430 layout of ConvParams");
+static_assert(offsetof(ConvParams, packedAOffset) % 8 == 0 && offsetof(ConvParams, kLength) == 220 &&
+                  offsetof(ConvParams, outputZeroWords) == 224,
               "std430 offsets of ConvParams");
 static_assert(sizeof(PushConstants) == 16, "push constants: two device addresses");
 constexpr uint coopmatSharedBytes(uint bn) { return VKDML_COOPMAT_SHARED_BYTES(bn); }
+constexpr bool packBSpans(uint aPacking, uint taps, uint flags) { return VKDML_PACK_B_SPANS(aPacking, taps, flags); }
 #endif
 
 VKDML_INTERFACE_END
