@@ -80,7 +80,7 @@ struct Case {
   DML_TENSOR_DATA_TYPE inputType = U8, filterType = U8;
   ZeroPoint inputZeroPoint = ZeroPoint::None, filterZeroPoint = ZeroPoint::None;
   bool strided = false;
-  std::vector<uint32_t> outputStrides;  // where given, the output's (else as `strided` says)
+  std::vector<uint32_t> inputStrides, outputStrides;  // where given, the input's and output's (else as `strided` says)
   // DML_TENSOR_FLAG_OWNED_BY_DML on FilterTensor (1), and on the zero points too (2).
   int owned = 0;
 };
@@ -95,7 +95,8 @@ std::string describe(const Case& c) {
          test::typeName(c.filterType) + ", strides " + l(c.strides) + ", dilations " + l(c.dilations) + ", pads " +
          l(c.startPadding) + l(c.endPadding) + ", groups " + std::to_string(c.groups) + ", zero points " +
          std::to_string(int(c.inputZeroPoint)) + "/" + std::to_string(int(c.filterZeroPoint)) +
-         (c.strided ? ", strided" : "") + (c.outputStrides.empty() ? "" : ", output strides " + l(c.outputStrides)) +
+         (c.strided ? ", strided" : "") + (c.inputStrides.empty() ? "" : ", input strides " + l(c.inputStrides)) +
+         (c.outputStrides.empty() ? "" : ", output strides " + l(c.outputStrides)) +
          (c.owned ? ", owned by DML " + std::to_string(c.owned) : "");
 }
 
@@ -112,7 +113,7 @@ void runCase(const Case& c, std::mt19937_64& rng) {
   auto layout = [&](const std::vector<uint32_t>& sizes, bool input) {
     return c.strided ? test::randomStrides(rng, sizes, input) : std::vector<uint32_t>{};
   };
-  Tensor input(c.inputType, c.input, layout(c.input, true));
+  Tensor input(c.inputType, c.input, c.inputStrides.empty() ? layout(c.input, true) : c.inputStrides);
   Tensor filter(c.filterType, c.filter, layout(c.filter, true));
   Tensor output(I32, outSizes, c.outputStrides.empty() ? layout(outSizes, false) : c.outputStrides);
   std::vector<uint32_t> perChannel = ones(rank);
@@ -298,12 +299,10 @@ TEST_CASE("convolution_integer: groups of 32 channels and more") {
   tall.dilations = {1, 3};
   tall.startPadding = {2, 0};
   tall.endPadding = {1, 2};
-  const std::vector<Case> cases = {case2d({2, 32, 7, 9}, {40, 32, 3, 3}, 1, 1, 1, 1, 1),
-                                   case2d({1, 64, 9, 8}, {33, 64, 3, 3}, 2, 1, 1, 0, 1),
-                                   case2d({1, 64, 6, 7}, {70, 32, 3, 3}, 1, 2, 2, 2, 2),
-                                   case2d({2, 96, 5, 5}, {16, 96, 1, 1}, 1, 1, 0, 0, 1),
-                                   case2d({1, 256, 6, 6}, {64, 256, 3, 3}, 1, 1, 1, 1, 1),
-                                   tall};
+  const std::vector<Case> cases = {
+      case2d({2, 32, 7, 9}, {40, 32, 3, 3}, 1, 1, 1, 1, 1),   case2d({1, 64, 9, 8}, {33, 64, 3, 3}, 2, 1, 1, 0, 1),
+      case2d({1, 64, 6, 7}, {70, 32, 3, 3}, 1, 2, 2, 2, 2),   case2d({2, 96, 5, 5}, {16, 96, 1, 1}, 1, 1, 0, 0, 1),
+      case2d({1, 256, 6, 6}, {64, 256, 3, 3}, 1, 1, 1, 1, 1), tall};
   runVariants(cases, rng);
   runVariants({cases[0], cases[2]}, rng, true);
 }
@@ -315,12 +314,11 @@ TEST_CASE("convolution_integer: groups of 32 channels and more") {
 // tiles of 36 K steps.
 TEST_CASE("convolution_integer: tile bands, 4 and 8 warps, K split over 12 tiles") {
   std::mt19937_64 rng(134);
-  runVariants({case2d({1, 32, 66, 66}, {300, 32, 1, 1}, 1, 1, 0, 0, 1),
-               case2d({1, 32, 34, 34}, {300, 32, 1, 1}, 1, 1, 0, 0, 1),
-               case2d({1, 32, 32, 33}, {260, 32, 3, 3}, 1, 1, 1, 1, 1),
-               case2d({1, 32, 66, 66}, {40, 32, 3, 3}, 1, 1, 1, 1, 1),
-               case2d({1, 128, 40, 40}, {64, 128, 3, 3}, 1, 1, 0, 0, 1)},
-              rng);
+  runVariants(
+      {case2d({1, 32, 66, 66}, {300, 32, 1, 1}, 1, 1, 0, 0, 1), case2d({1, 32, 34, 34}, {300, 32, 1, 1}, 1, 1, 0, 0, 1),
+       case2d({1, 32, 32, 33}, {260, 32, 3, 3}, 1, 1, 1, 1, 1), case2d({1, 32, 66, 66}, {40, 32, 3, 3}, 1, 1, 1, 1, 1),
+       case2d({1, 128, 40, 40}, {64, 128, 3, 3}, 1, 1, 0, 0, 1)},
+      rng);
 }
 
 // The cooperative-matrix epilogue's 16-byte stores of 4 output pixels,
@@ -329,10 +327,9 @@ TEST_CASE("convolution_integer: tile bands, 4 and 8 warps, K split over 12 tiles
 // pixels) store one pixel per lane; strided outputs too.
 TEST_CASE("convolution_integer: output quads across rows") {
   std::mt19937_64 rng(135);
-  const std::vector<Case> cases = {case2d({2, 32, 14, 14}, {70, 32, 3, 3}, 1, 1, 1, 1, 1),
-                                   case2d({3, 40, 6, 6}, {66, 40, 1, 1}, 1, 1, 0, 0, 1),
-                                   case2d({2, 32, 14, 14}, {72, 32, 3, 3}, 2, 1, 1, 1, 1),
-                                   case2d({1, 24, 9, 9}, {80, 24, 5, 5}, 1, 1, 0, 0, 1)};
+  const std::vector<Case> cases = {
+      case2d({2, 32, 14, 14}, {70, 32, 3, 3}, 1, 1, 1, 1, 1), case2d({3, 40, 6, 6}, {66, 40, 1, 1}, 1, 1, 0, 0, 1),
+      case2d({2, 32, 14, 14}, {72, 32, 3, 3}, 2, 1, 1, 1, 1), case2d({1, 24, 9, 9}, {80, 24, 5, 5}, 1, 1, 0, 0, 1)};
   runVariants(cases, rng);
   runVariants(cases, rng, true);
   // Strides multiples of 4 where the quads would still be wrong: 49-pixel
@@ -345,6 +342,27 @@ TEST_CASE("convolution_integer: output quads across rows") {
   runVariants({withOutputStrides(cases[2], {72 * 52, 52, 7, 1}), withOutputStrides(cases[0], {70 * 224, 224, 16, 1}),
                withOutputStrides(cases[0], {70 * 200, 200, 14, 1})},
               rng);
+}
+
+TEST_CASE("convolution_integer: 1x1 input quads across rows") {
+  // A 1x1 kernel over every pixel reads 4 consecutive m as one word where an
+  // image's rows lie back to back and it holds whole quads (14 x 14, 6 x 6,
+  // channels padded to 200 bytes); not where the image has 49 pixels
+  // (channels 49 or 52 apart), rows lie 16 apart, or a stride or padding
+  // moves the pixels.
+  std::mt19937_64 rng(136);
+  auto withInputStrides = [](Case c, std::vector<uint32_t> strides) {
+    c.inputStrides = std::move(strides);
+    return c;
+  };
+  const Case c14 = case2d({2, 64, 14, 14}, {70, 64, 1, 1}, 1, 1, 0, 0, 1);
+  const Case c7 = case2d({2, 36, 7, 7}, {70, 36, 1, 1}, 1, 1, 0, 0, 1);
+  runVariants(
+      {c14, case2d({3, 40, 6, 6}, {66, 40, 1, 1}, 1, 1, 0, 0, 1), c7, withInputStrides(c7, {36 * 52, 52, 7, 1}),
+       withInputStrides(c14, {64 * 200, 200, 14, 1}), withInputStrides(c14, {64 * 224, 224, 16, 1}),
+       case2d({2, 64, 14, 14}, {70, 64, 1, 1}, 2, 1, 0, 0, 1), case2d({2, 64, 14, 14}, {70, 64, 1, 1}, 1, 1, 1, 1, 1),
+       case2d({2, 64, 14, 14}, {70, 64, 1, 1}, 1, 1, 0, 1, 1)},
+      rng);
 }
 
 TEST_CASE("convolution_integer: 3-D tensors (one spatial dimension)") {

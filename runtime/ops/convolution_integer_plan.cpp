@@ -426,7 +426,14 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   // (binding offsets included).
   const bool wordRows = p.inputW % 4 == 0 && p.inputStrides[0] % 4 == 0 && p.inputStrides[1] % 4 == 0 &&
                         p.inputStrides[2] % 4 == 0 && input.offsetAlignment >= 4;
-  const bool contiguousRows = p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && wordRows;
+  // A 1x1 kernel that reads every input pixel in order over images whose
+  // rows lie back to back and hold whole quads of pixels (14 x 14) reads 4
+  // consecutive m as 4 consecutive bytes too, across rows.
+  const bool imageRows = p.kernelH == 1 && p.kernelW == 1 && p.strideY == 1 && p.strideX == 1 && p.padY == 0 &&
+                         p.padX == 0 && p.inputH == p.outputH && p.inputW == p.outputW && p.inputStrides[3] == 1 &&
+                         (p.inputH == 1 || p.inputStrides[2] == p.inputW) && (uint64_t(p.inputH) * p.inputW) % 4 == 0 &&
+                         p.inputStrides[0] % 4 == 0 && p.inputStrides[1] % 4 == 0 && input.offsetAlignment >= 4;
+  const bool contiguousRows = (p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && wordRows) || imageRows;
   // The cooperative-matrix GEMM's tiles: 256 columns where they fit (A is
   // then staged once per 256 output channels: measured faster than 128,
   // bench/RESULTS.md), unless 4 warps take narrower ones (below). The

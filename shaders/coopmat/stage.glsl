@@ -51,8 +51,10 @@ void setupStaging() {
 // (0, 0, 0) and, for the range checks that remain, its coordinates.
 // Contiguous rows need row 0 only: the 4 pixels share batch and oy, and ox
 // is a multiple of 4 (OW % 4 == 0), so x stays word-aligned and each tap's
-// byte shift is a constant of kx. Offsets wrap (padding) but are only used
-// in range.
+// byte shift is a constant of kx; or (a 1x1 kernel over images whose rows
+// lie back to back, H * W % 4 == 0) they are 4 consecutive bytes of one
+// image, from an aligned word, whatever their rows. Offsets wrap (padding)
+// but are only used in range.
 bool rowValid[4];
 COORD_T iy0[4], ix0[4];
 INDEX_T pixelBase[4];

@@ -44,7 +44,10 @@ const uint HAS_INPUT_ZERO_POINT = 1u;
 const uint HAS_FILTER_ZERO_POINT = 2u;
 const uint INPUT_SIGNED_FLAG = 4u;       // INT8 input (the cooperative-matrix kernel reads signedness here)
 const uint FILTER_SIGNED_FLAG = 8u;      // INT8 filter
-const uint INPUT_ROWS_CONTIGUOUS = 16u;  // W stride 1, x stride 1, OW % 4 == 0: 4 consecutive m are 4 consecutive bytes
+// W stride 1, x stride 1, and OW % 4 == 0 or (a 1x1 kernel over every pixel
+// in order) an image's rows back to back with H * W % 4 == 0: 4
+// consecutive m from a multiple of 4 are 4 consecutive bytes.
+const uint INPUT_ROWS_CONTIGUOUS = 16u;
 // Read by the cooperative-matrix kernel alone, whose flags are a
 // specialization constant:
 const uint TAPS_Y_IN_RANGE = 32u;       // every tap's y lies in [0, H): no padding along y
