@@ -11,7 +11,8 @@
 // invocations writing neighbouring chunks; the channels-last input goes
 // through shared memory a tile per workgroup (packChannelsLast), and B
 // channels-last from a dense filter an item per 16 channels of a row
-// (packFilterSpan). Last, where ConvParams.outputZeroWords says so, it
+// (packFilterSpan), and the im2col matrix of a short K a row per item
+// (packARow). Last, where ConvParams.outputZeroWords says so, it
 // zeroes the output for the K_SPLIT GEMM after it. Defines: INDEX_BITS (32
 // or 64).
 //
@@ -85,6 +86,51 @@ void packChannelsLast(ConvParams p, uint64_t inputAddress, uint xzBits, uint64_t
   }
 }
 
+// The input as the im2col matrix reads it, and row m of that matrix: its
+// pixel's offset (batch and group) and first tap.
+struct InputView {
+  uint64_t address;
+  INDEX_T s0, s1, s2, s3;
+  uint xzBits;
+};
+struct Im2colRow {
+  INDEX_T base;
+  COORD_T iy0, ix0;
+};
+Im2colRow im2colRow(InputView view, uint m, uint g, uint groupChannels) {
+  const uint ox = m % OUTPUT_W, oy = (m / OUTPUT_W) % OUTPUT_H, batch = m / OUTPUT_W / OUTPUT_H;
+  return Im2colRow(INDEX_T(batch) * view.s0 + INDEX_T(g * groupChannels) * view.s1,
+                   COORD_T(oy) * coord(STRIDE_Y) - coord(PAD_Y), COORD_T(ox) * coord(STRIDE_X) - coord(PAD_X));
+}
+// Its byte k = (c, ky, kx), flipped; padding holds the input zero point.
+uint im2colByte(InputView view, Im2colRow r, uint c, uint ky, uint kx) {
+  const COORD_T iy = r.iy0 + COORD_T(ky * DILATION_Y), ix = r.ix0 + COORD_T(kx * DILATION_X);
+  const bool inside = (Y_IN_RANGE || inRange(iy, INPUT_H)) && (X_IN_RANGE || inRange(ix, INPUT_W));
+  const uint value =
+      inside ? loadByte(view.address + uint64_t(r.base + INDEX_T(c) * view.s1 + INDEX_T(iy) * view.s2 + INDEX_T(ix) * view.s3))
+             : view.xzBits;
+  return value ^ INPUT_FLIP;
+}
+
+// The im2col matrix of a short K over many rows (VKDML_PACK_A_ROWS: the
+// stem at batch 32) a row per item, all its K steps, so that each k's
+// (c, ky, kx) is a constant once the loops are unrolled; neighbouring items
+// write neighbouring rows of a block.
+const bool A_ROWS = VKDML_PACK_A_ROWS(A_PACKING, K_TILES, M_TILES);
+void packARow(ConvParams p, uint item, InputView view, uint64_t aOut) {
+  const uint row = item % BM, tile = (item / BM) % M_TILES, g = item / BM / M_TILES, m = tile * BM + row;
+  const Im2colRow r = im2colRow(view, m, g, p.groupChannels);
+  [[unroll]] for (uint kt = 0; kt < K_TILES; ++kt)
+    [[unroll]] for (uint side = 0; side < 2; ++side) {
+      uvec4 words = uvec4(0);
+      [[unroll]] for (uint e = 0; e < 16; ++e) {
+        const uint k = kt * 32 + 16 * side + e;
+        if (m < p.M && k < KG) words[e / 4] |= im2colByte(view, r, k / KHW, (k % KHW) / KW, k % KW) << (8 * (e % 4));
+      }
+      ChunkRef(aOut + 16 * uint64_t(((g * M_TILES + tile) * K_TILES + kt) * (2 * BM) + 2 * row + side)).value = words;
+    }
+}
+
 // Channels-last B from spans (VKDML_PACK_B_SPANS): item i takes 16
 // channels (side i % 2 of the row's 32-channel run) of padded row i / 2 of
 // all groups' tiles, neighbouring items neighbouring chunks of one block
@@ -131,7 +177,10 @@ void main() {
   const uint64_t aOut = scratch + p.packedAOffset, bOut = scratch + p.packedBOffset;
   const uint groupChannels = p.groupChannels;
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  const InputView view = InputView(inputAddress, inS0, inS1, inS2, inS3, xzBits);
   if (CHANNELS_LAST) packChannelsLast(p, inputAddress, xzBits, aOut);
+  if (A_ROWS)
+    for (uint q = gl_GlobalInvocationID.x; q < aChunks / (2 * K_TILES); q += stride) packARow(p, q, view, aOut);
   if (B_SPANS)
     for (uint q = gl_GlobalInvocationID.x; q < (totalChunks - aChunks) / KHW; q += stride)
       packFilterSpan(p, q, filterAddress, bOut);
@@ -143,8 +192,8 @@ void main() {
         if (4 * q + e < p.outputZeroWords) OutputRef(outputAddress + 4 * uint64_t(4 * q + e)).value = 0;
   }
   if (B_SPANS) return;
-  // The other chunks, one per invocation (channels-last: B's alone, after A's tiles).
-  for (uint q = gl_GlobalInvocationID.x + (CHANNELS_LAST ? aChunks : 0u); q < totalChunks; q += stride) {
+  // The other chunks, one per invocation (B's alone where A went by tiles or rows).
+  for (uint q = gl_GlobalInvocationID.x + (CHANNELS_LAST || A_ROWS ? aChunks : 0u); q < totalChunks; q += stride) {
     const bool isA = q < aChunks;
     const uint chunk = isA ? q : q - aChunks, rows = isA ? BM : BN;
     const uint row = (chunk / 2) % rows, block = chunk / 2 / rows;
@@ -160,18 +209,10 @@ void main() {
     if (isA) {
       const uint m = tile * BM + row;
       if (m < M) {
-        const uint ox = m % OUTPUT_W, oy = (m / OUTPUT_W) % OUTPUT_H, batch = m / OUTPUT_W / OUTPUT_H;
-        const COORD_T iy0 = COORD_T(oy) * coord(STRIDE_Y) - coord(PAD_Y);
-        const COORD_T ix0 = COORD_T(ox) * coord(STRIDE_X) - coord(PAD_X);
-        const INDEX_T base = INDEX_T(batch) * inS0 + INDEX_T(g * groupChannels) * inS1;
+        const Im2colRow r = im2colRow(view, m, g, groupChannels);
         [[unroll]] for (uint e = 0; e < 16; ++e) {
           if (kStart + e < KG) {
-            const COORD_T iy = iy0 + COORD_T(ky * DILATION_Y), ix = ix0 + COORD_T(kx * DILATION_X);
-            const uint value = (Y_IN_RANGE || inRange(iy, INPUT_H)) && (X_IN_RANGE || inRange(ix, INPUT_W))
-                                   ? loadByte(inputAddress + uint64_t(base + INDEX_T(c) * inS1 + INDEX_T(iy) * inS2 +
-                                                                      INDEX_T(ix) * inS3))
-                                   : xzBits;
-            words[e / 4] |= (value ^ INPUT_FLIP) << (8 * (e % 4));
+            words[e / 4] |= im2colByte(view, r, c, ky, kx) << (8 * (e % 4));
             nextK(c, ky, kx, KW, KH);
           }
         }

@@ -365,6 +365,17 @@ TEST_CASE("convolution_integer: 1x1 input quads across rows") {
       rng);
 }
 
+TEST_CASE("convolution_integer: a short K over 2048 tiles of rows") {
+  // The pack writes such an im2col matrix a row per item (VKDML_PACK_A_ROWS,
+  // the stem at batch 32) where both operands are packed.
+  std::mt19937_64 rng(137);
+  Case c = case2d({1, 2, 1024, 1024}, {16, 2, 3, 3}, 2, 1, 1, 1, 1);
+  c.filterType = I8;
+  c.inputZeroPoint = ZeroPoint::PerTensor;
+  c.filterZeroPoint = ZeroPoint::PerChannel;
+  runCase(c, rng);
+}
+
 TEST_CASE("convolution_integer: 3-D tensors (one spatial dimension)") {
   std::mt19937_64 rng(122);
   auto case1d = [](std::vector<uint32_t> input, std::vector<uint32_t> filter, uint32_t s, uint32_t d, uint32_t p0,

@@ -595,20 +595,23 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     if (persistentB) packConstants.FLAGS &= ~shader::HAS_INPUT_ZERO_POINT;
     pack.specialization = shader::specializationOf(packConstants);
     // Its loops walk 16-byte chunks (at most kMaxPackedBytes / 16 of them)
-    // over the grid, channels-last A's tiles first over its workgroups; B
-    // from spans takes one item per tap's chunks; then the output's zeros,
-    // 4 words per item.
+    // over the grid, channels-last A's tiles first over its workgroups; A
+    // by rows takes one item per row's chunks, B from spans one per tap's;
+    // then the output's zeros, 4 words per item.
     const uint32_t taps = p.kernelH * p.kernelW;
+    const bool aRows = shader::packARows(aPacking, p.kTiles, p.mTiles);
     const bool spans = shader::packBSpans(aPacking, taps, packConstants.FLAGS);
-    const uint64_t aTiles = channelsLast ? p.aChunks : 0, chunks = p.totalChunks - aTiles;
+    const uint64_t aTiles = channelsLast ? p.aChunks : 0, aRowItems = aRows ? p.aChunks / (2 * p.kTiles) : 0;
+    const uint64_t chunks = p.totalChunks - (channelsLast || aRows ? p.aChunks : 0);
     const uint64_t bItems = spans ? chunks / taps : chunks, zeroItems = (packParams.outputZeroWords + uint64_t(3)) / 4;
-    pack.groups = {gridGroups(aTiles * kPackWorkgroup + std::max(bItems, zeroItems), kPackWorkgroup, device), 1, 1};
+    const uint64_t items = std::max({aRowItems, bItems, zeroItems});
+    pack.groups = {gridGroups(aTiles * kPackWorkgroup + items, kPackWorkgroup, device), 1, 1};
     pack.params = bytesOf(packParams);
     pack.scratchBytes = d.scratchBytes;
     const uint64_t groupsX = pack.groups[0], invocations = groupsX * kPackWorkgroup;
-    pack.loopPasses = loopPasses((aTiles + groupsX - 1) / groupsX) +
-                      loopPasses((bItems + invocations - 1) / invocations) +
-                      loopPasses((zeroItems + invocations - 1) / invocations);
+    auto passes = [&](uint64_t n) { return loopPasses((n + invocations - 1) / invocations); };
+    pack.loopPasses =
+        loopPasses((aTiles + groupsX - 1) / groupsX) + passes(aRowItems) + passes(bItems) + passes(zeroItems);
     if (persistentB) {
       pack.initializer = true;
       pack.persistentBytes = scratchBytes;

@@ -150,6 +150,15 @@ const uint A_CHANNELS_LAST = 2u;
 // 16 * taps consecutive bytes and writes one chunk per tap, instead of 16
 // byte gathers a taps apart per chunk.
 const uint PACK_SPAN_TAPS = 9u;
+// Whether the pack writes the im2col matrix (A_IM2COL) of at most
+// PACK_ROW_STEPS K steps and PACK_ROW_MIN_TILES m tiles or more a row per
+// item, every k's (c, ky, kx) a constant (the stem at batch 32), instead of
+// a 16-byte chunk per item. With fewer rows (fewer, longer items) it was
+// slower (bench/RESULTS.md).
+const uint PACK_ROW_STEPS = 8u;
+const uint PACK_ROW_MIN_TILES = 2048u;
+#define VKDML_PACK_A_ROWS(aPacking, kSteps, mTiles) \
+  ((aPacking) == A_IM2COL && (kSteps) <= PACK_ROW_STEPS && (mTiles) >= PACK_ROW_MIN_TILES)
 #define VKDML_PACK_B_SPANS(aPacking, taps, flags) \
   ((aPacking) == A_CHANNELS_LAST && (taps) > 1u && (taps) <= PACK_SPAN_TAPS && ((flags) & FILTER_K_CONTIGUOUS) != 0u)
 
@@ -194,6 +203,7 @@ static_assert(offsetof(ConvParams, packedAOffset) % 8 == 0 && offsetof(ConvParam
 static_assert(sizeof(PushConstants) == 16, "push constants: two device addresses");
 constexpr uint coopmatSharedBytes(uint bn) { return VKDML_COOPMAT_SHARED_BYTES(bn); }
 constexpr bool packBSpans(uint aPacking, uint taps, uint flags) { return VKDML_PACK_B_SPANS(aPacking, taps, flags); }
+constexpr bool packARows(uint aPacking, uint kSteps, uint mTiles) { return VKDML_PACK_A_ROWS(aPacking, kSteps, mTiles); }
 #endif
 
 VKDML_INTERFACE_END
