@@ -315,15 +315,15 @@ ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& de
 // default ($VKDML_CONVOLUTION_PACKING), else as measured (bench/RESULTS.md):
 // the input channels-last for a kernel wider than 1x1 over a K of 256 or
 // more where the GEMM has more than kChannelsLastMinRows rows (3x3 layers
-// at batch 32, strided or not, and the widest at batch 1; at 1568 rows and
-// fewer, where few tiles share a deep K, both ran faster) and the groups'
-// channels allow it; both
+// at batch 32, strided or not, 7x7 ones included, and the widest at batch
+// 1; at 784 rows and fewer, where few tiles share a deep K, both ran
+// faster) and the groups' channels allow it; both
 // where A's rows are byte gathers (a 7x7 stride-2 stem) or the filter is
 // large (a GEMM with N*K of 2^24 or more); otherwise none for a 1x1 kernel
 // or a short K (A's rows are then whole words of consecutive channels), and
 // for a deeper kernel both where the GEMM has few rows (M <=
 // kPackBothMaxRows: batch 1, late layers), else the filter alone.
-constexpr uint32_t kChannelsLastMinRows = 2048;
+constexpr uint32_t kChannelsLastMinRows = 1024;
 constexpr uint32_t kPackBothMaxRows = 32768;
 
 ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaults& defaults, bool contiguousRows,
