@@ -502,6 +502,12 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
                               : packs == ConvolutionPacking::ChannelsLast ? shader::A_CHANNELS_LAST
                                                                           : shader::A_GATHERED;
     const bool packA = aPacking != shader::A_GATHERED;
+    // Packed chunks 3 K steps ahead (the _p3 variants) where the filter
+    // alone is packed, and where A is packed by rows (a short K over many
+    // tiles: the stem at batch 32); 1 step ahead where A is packed
+    // otherwise (bench/RESULTS.md).
+    const bool aRows = shader::packARows(aPacking, kTiles, mTiles);
+    const bool prefetch = packing && (!packA || aRows);
     const bool emulated = path == ConvolutionPath::CooperativeMatrixEmulated;
     // Where K is not split across the grid, workgroups of 4 warps (the _w4
     // variants) take tiles of 128 columns where the 8-warp tiles of 256 are
@@ -510,10 +516,10 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // the 8-warp tile's 128 columns would be idle fragments)
     // (bench/RESULTS.md).
     const bool narrow = p.groupOutputChannels <= 64;
-    const bool fourWarps = ((p.tiles <= kFewTilesMax && bn == 256) || narrow) &&
-                           parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, packing, packing && !packA),
-                                                        p.tiles, kTiles, device),
-                                              p.tiles, kTiles, output) == 0;
+    const bool fourWarps =
+        ((p.tiles <= kFewTilesMax && bn == 256) || narrow) &&
+        parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, packing, prefetch), p.tiles, kTiles, device),
+                           p.tiles, kTiles, output) == 0;
     const uint32_t warps = fourWarps ? 4 : 8;
     if (fourWarps) {
       bn = narrow ? 64 : 128;
@@ -523,13 +529,13 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       packedB = (Checked(groups) * nTiles * kTiles * (bn * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
     }
     const uint64_t scratchBytes = aBytes + packedB;
-    d.kernel = convolutionIntegerCoopmatKernel(emulated, warps, bn, indexBits, packing, packing && !packA);
+    d.kernel = convolutionIntegerCoopmatKernel(emulated, warps, bn, indexBits, packing, prefetch);
     // The geometry and flags as specialization constants, for the driver to fold.
     using Coopmat = shader::ConvolutionIntegerCoopmatConstants;
     Coopmat constants = withGeometry<Coopmat>(p);
     constants.WORKGROUP_SIZE = 32 * warps;
     constants.A_PACKING = aPacking;
-    const GemmLoops loops = coopmatLoops(bn, warps, emulated, packing, packing && !packA);
+    const GemmLoops loops = coopmatLoops(bn, warps, emulated, packing, prefetch);
     const GemmSplit split = splitGemm(loops, p.tiles, kTiles, device);
     // The GEMM's dispatches: K split across the grid after the output is
     // zeroed (by a fill, or by the pack before it: zeroedByPack), else as
@@ -599,7 +605,6 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // by rows takes one item per row's chunks, B from spans one per tap's;
     // then the output's zeros, 4 words per item.
     const uint32_t taps = p.kernelH * p.kernelW;
-    const bool aRows = shader::packARows(aPacking, p.kTiles, p.mTiles);
     const bool spans = shader::packBSpans(aPacking, taps, packConstants.FLAGS);
     const uint64_t aTiles = channelsLast ? p.aChunks : 0, aRowItems = aRows ? p.aChunks / (2 * p.kTiles) : 0;
     const uint64_t chunks = p.totalChunks - (channelsLast || aRows ? p.aChunks : 0);
