@@ -8,7 +8,9 @@ table: vkdml GB/s, PyTorch GB/s, copy GB/s, and the ratios.
 
 Bytes are vkdml's count for the case (read + written), so both columns use
 the same numerator. PyTorch is timed with CUDA events: median of 10 runs after
-3 warm-ups, like vkdml_bench.
+3 warm-ups, like vkdml_bench, each enqueued behind a spin kernel so that the
+events time the GPU's work alone, as vkdml_bench's timestamps do (not the
+host's time to launch it).
 
 Convolutions get a second table: vkdml's TOPS per path next to
 torch._int_mm (cuBLASLt) on the same GEMM shape (M = N*OH*OW, N = OC,
@@ -42,12 +44,22 @@ except ImportError:
     torch = None
 
 
+# GPU clock cycles of the spin that runs ahead of each timed call (about a
+# millisecond): far longer than the host takes to enqueue the call.
+QUEUE_AHEAD_CYCLES = 2_000_000
+
+
 def median_ms(fn, warmup=3, reps=10):
+    """GPU time of fn's work, like vkdml_bench's timestamps: each timed call
+    is enqueued behind a spin kernel, so the GPU runs the start event, the
+    call and the end event back to back and the host's launch time (tens of
+    microseconds for torch._int_mm) stays out of the figure."""
     for _ in range(warmup):
         fn()
     times = []
     for _ in range(reps):
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda._sleep(QUEUE_AHEAD_CYCLES)
         start.record()
         fn()
         end.record()
