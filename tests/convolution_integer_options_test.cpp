@@ -260,6 +260,16 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
     return kernels.front().rfind("convolution_integer_pack", 0) == 0;
   };
   CHECK(!packs(device, vkdml::ConvolutionPacking::None));
+  // Auto: 64 rows over 18 K steps gather (no pack dispatch), over 144 pack.
+  CHECK(!packs(device, vkdml::ConvolutionPacking::Auto));
+  {
+    Tensor deepInput(U8, {1, 512, 8, 8}), deepFilter(I8, {64, 512, 3, 3});
+    vkdml::Operator deep = device.createOperator(conv.make(deepInput, nullptr, deepFilter, nullptr, output));
+    CHECK(device.compileOperator(deep, {path, vkdml::ConvolutionPacking::Auto})
+              .kernelNames()
+              .front()
+              .rfind("convolution_integer_pack", 0) == 0);
+  }
   CHECK(packs(device, vkdml::ConvolutionPacking::Filter));
   CHECK(packs(device, vkdml::ConvolutionPacking::Both));
   CHECK(packs(device, vkdml::ConvolutionPacking::ChannelsLast));

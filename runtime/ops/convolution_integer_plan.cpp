@@ -323,15 +323,27 @@ ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& de
 // or a short K (A's rows are then whole words of consecutive channels), and
 // for a deeper kernel both where the GEMM has few rows (M <=
 // kPackBothMaxRows: batch 1, late layers), else the filter alone.
+// First, few rows over kGatherMinSteps to kGatherMaxSteps K steps (batch 1's
+// layers from 28x28 on, 1x1 or 3x3, strided or not) pack nothing: the
+// GEMM's own gathers cost less there than a pack dispatch (about 4 µs
+// however small), where the filter is not large; with fewer steps, or more
+// (which split K, and whose pack zeroes the output instead of a fill), or
+// more rows, packing stays ahead (bench/results/h200_n1_packing.md).
 constexpr uint32_t kChannelsLastMinRows = 1024;
 constexpr uint32_t kPackBothMaxRows = 32768;
+constexpr uint32_t kGatherMaxRows = 1024;
+constexpr uint32_t kGatherMinSteps = 16, kGatherMaxSteps = 72;
 
 ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaults& defaults, bool contiguousRows,
                                  uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne, bool channelsLastSteps) {
   if (options.convolutionPacking != ConvolutionPacking::Auto) return options.convolutionPacking;
   if (defaults.convolutionPacking != ConvolutionPacking::Auto) return defaults.convolutionPacking;
+  const uint32_t steps = (Kg + shader::COOPMAT_BK - 1) / shader::COOPMAT_BK;
+  const bool largeFilter = uint64_t(Ng) * Kg >= (uint64_t(1) << 24);
+  if (M <= kGatherMaxRows && steps >= kGatherMinSteps && steps <= kGatherMaxSteps && !largeFilter)
+    return ConvolutionPacking::None;
   if (!oneByOne && Kg >= 256 && channelsLastSteps && M > kChannelsLastMinRows) return ConvolutionPacking::ChannelsLast;
-  if (!contiguousRows || uint64_t(Ng) * Kg >= (uint64_t(1) << 24)) return ConvolutionPacking::Both;
+  if (!contiguousRows || largeFilter) return ConvolutionPacking::Both;
   if (oneByOne || Kg < 256) return ConvolutionPacking::None;
   return M <= kPackBothMaxRows ? ConvolutionPacking::Both : ConvolutionPacking::Filter;
 }
