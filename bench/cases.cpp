@@ -147,6 +147,7 @@ std::unique_ptr<Case> convolution(std::string name, UINT n, UINT c, UINT oc, UIN
   TensorSpec& output = cs->tensor(DML_TENSOR_DATA_TYPE_INT32, {n, oc, out, out});
   cs->inputs = {&input, &inputZero, &filter, &filterZero};
   cs->outputs = {&output};
+  cs->weights = &filter;
   auto& strides = cs->own(std::vector<UINT>{stride, stride});
   auto& dilations = cs->own(std::vector<UINT>{1, 1});
   auto& padding = cs->own(std::vector<UINT>{pad, pad});

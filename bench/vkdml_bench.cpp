@@ -6,6 +6,7 @@
 //
 //   vkdml_bench [--large] [--reps N] [--warmup N] [--warm-ms MS] [--filter TEXT] [--exclude TEXT]
 //               [--path PATH] [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]
+//               [--owned-weights]
 //
 // --filter TEXT selects the cases whose "op name" holds TEXT, or one of
 // its '|'-separated alternatives. --path takes a comma-separated list of
@@ -18,6 +19,9 @@
 // a second (a fresh process, a pause), each case first runs back to back
 // for that long, since an idle GPU lowers its clocks within seconds and
 // takes its first work at them (bench/RESULTS.md, "memory history").
+// --owned-weights flags each convolution's filter DML_TENSOR_FLAG_OWNED_BY_DML,
+// as an inference runtime does with a model's constant weights, and runs the
+// initializer once before the timed executions.
 #include <volk.h>
 
 #include <vkdml/vkdml.hpp>
@@ -56,11 +60,12 @@ struct Options {
   double churnGib = 0;
   int churnWaitMs = 0;
   bool memoryInfo = false;
+  bool ownedWeights = false;
 };
 
 const char* const kUsage =
     "usage: %s [--large] [--reps N] [--warmup N] [--warm-ms MS] [--filter TEXT] [--exclude TEXT] [--path PATH]\n"
-    "       [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]\n";
+    "       [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info] [--owned-weights]\n";
 
 // Whether one of the '|'-separated alternatives of `filter` is a substring
 // of `text` (reversed: `text` of one of them). An empty filter matches all.
@@ -276,7 +281,8 @@ void writeJson(const std::string& path, const std::string& device, const Options
   const char* allocation = std::getenv("VKDML_ALLOCATION");
   out << "{\n  \"device\": \"" << jsonEscape(device) << "\",\n  \"allocation\": \""
       << jsonEscape(allocation ? allocation : "") << "\",\n  \"churn_gib\": " << options.churnGib
-      << ",\n  \"churn_wait_ms\": " << options.churnWaitMs << ",\n  \"results\": [\n";
+      << ",\n  \"churn_wait_ms\": " << options.churnWaitMs
+      << ",\n  \"owned_weights\": " << (options.ownedWeights ? "true" : "false") << ",\n  \"results\": [\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
     out << "    {\"operator\": \"" << r.op << "\", \"case\": \"" << jsonEscape(r.name) << "\", \"shape\": \"" << r.shape
@@ -331,6 +337,8 @@ int main(int argc, char** argv) {
       options.churnGib = std::max(0.0, std::stod(next()));
     else if (a == "--churn-wait-ms")
       options.churnWaitMs = std::max(0, std::stoi(next()));
+    else if (a == "--owned-weights")
+      options.ownedWeights = true;
     else if (a == "--memory-info")
       options.memoryInfo = true;
     else {
@@ -356,8 +364,9 @@ int main(int argc, char** argv) {
     const auto& info = device->info();
     if (info.timestampPeriodNs == 0) throw std::runtime_error(info.name + " has no timestamp queries");
     if (options.warmMs < 0) options.warmMs = info.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 1000;
-    std::printf("device: %s (%s sizes, median of %d runs after %d warm-up; %d ms busy after a pause)\n",
-                info.name.c_str(), options.large ? "large" : "default", options.reps, options.warmup, options.warmMs);
+    std::printf("device: %s (%s sizes, median of %d runs after %d warm-up; %d ms busy after a pause%s)\n",
+                info.name.c_str(), options.large ? "large" : "default", options.reps, options.warmup, options.warmMs,
+                options.ownedWeights ? "; weights owned by DML" : "");
     if (options.memoryInfo) bench::printMemoryInfo(*device);
     std::vector<vkdml::Buffer> keptByChurn;
     if (options.churnGib > 0) keptByChurn = bench::churn(*device, options.churnGib);
@@ -369,6 +378,8 @@ int main(int argc, char** argv) {
                 "GB/s", "copy GB/s", "ratio");
     // A convolution runs once per path the device has; everything else once.
     auto runCase = [&](bench::Case& c, const vkdml::CompileOptions& compileOptions, const std::string& path) {
+      if (c.weights)
+        c.weights->buffer.Flags = options.ownedWeights ? DML_TENSOR_FLAG_OWNED_BY_DML : DML_TENSOR_FLAG_NONE;
       vkdml::CompiledOperator compiled = device->compileOperator(device->createOperator(c.desc), compileOptions);
       std::vector<vkdml::Buffer> inputs, outputs;
       std::vector<vkdml::BufferBinding> inputBindings, outputBindings;
@@ -394,6 +405,7 @@ int main(int argc, char** argv) {
       vkdml::BindingTable table = compiled.createBindingTable();
       table.bindInputs(inputBindings);
       table.bindOutputs(outputBindings);
+      device->initialize(compiled, table);  // records nothing without owned inputs
 
       Result r;
       r.op = c.op;

@@ -167,14 +167,14 @@ void packFilterSpan(ConvParams p, uint item, uint64_t filterAddress, uint64_t bO
 void main() {
   ConvParams p = ConvParams(pc.paramsAddress);
   const uint64_t inputAddress = tensorAddress(0), filterAddress = tensorAddress(2);
-  const uint64_t scratch = tensorAddress(p.scratchSlot);
   const uint xzBits = (FLAGS & HAS_INPUT_ZERO_POINT) != 0 ? loadByte(tensorAddress(1)) : 0u;
   const uint M = p.M, Ng = p.groupOutputChannels, aChunks = p.aChunks, totalChunks = p.totalChunks;
   const INDEX_T inS0 = INDEX_T(p.inputStrides[0]), inS1 = INDEX_T(p.inputStrides[1]);
   const INDEX_T inS2 = INDEX_T(p.inputStrides[2]), inS3 = INDEX_T(p.inputStrides[3]);
   const INDEX_T fS0 = INDEX_T(p.filterStrides[0]), fS1 = INDEX_T(p.filterStrides[1]);
   const INDEX_T fS2 = INDEX_T(p.filterStrides[2]), fS3 = INDEX_T(p.filterStrides[3]);
-  const uint64_t aOut = scratch + p.packedAOffset, bOut = scratch + p.packedBOffset;
+  const uint64_t aOut = tensorAddress(p.scratchSlot) + p.packedAOffset;
+  const uint64_t bOut = tensorAddress(p.packedBSlot) + p.packedBOffset;
   const uint groupChannels = p.groupChannels;
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const InputView view = InputView(inputAddress, inS0, inS1, inS2, inS3, xzBits);

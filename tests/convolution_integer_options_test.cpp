@@ -272,6 +272,24 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
               .kernelNames()
               .front()
               .rfind("convolution_integer_pack", 0) == 0);
+    // A filter flagged DML_TENSOR_FLAG_OWNED_BY_DML is packed by the
+    // initializer alone: the 18-step layer then packs it (the GEMM reads it
+    // packed, no pack per execution), a 1x1 layer of 2 K steps does not.
+    // (Tensor::desc(), called by make, refreshes the flags: set after it.)
+    const DML_OPERATOR_DESC& ownedDesc = conv.make(input, nullptr, filter, nullptr, output);
+    filter.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+    vkdml::CompiledOperator owned = fresh->compileOperator(fresh->createOperator(ownedDesc), {path});
+    CHECK(owned.initializerKernelNames() == std::vector<std::string>{"convolution_integer_pack_i32"});
+    for (const std::string& name : owned.kernelNames())  // a fill (K split across the grid), the GEMM
+      CHECK(name.rfind("convolution_integer_pack", 0) != 0);
+    CHECK(owned.kernelNames().back().find("_packed") != std::string::npos);
+    Tensor pointwise(I8, {64, 64, 1, 1});
+    Conv conv1x1{{1, 1}, {1, 1}, {0, 0}, {0, 0}, 1};
+    const DML_OPERATOR_DESC& pointwiseDesc = conv1x1.make(input, nullptr, pointwise, nullptr, output);
+    pointwise.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+    vkdml::CompiledOperator ownedPointwise = fresh->compileOperator(fresh->createOperator(pointwiseDesc), {path});
+    CHECK(ownedPointwise.initializerKernelNames().empty());
+    CHECK(ownedPointwise.kernelNames().front().find("_packed") == std::string::npos);
   }
   CHECK(packs(device, vkdml::ConvolutionPacking::Filter));
   CHECK(packs(device, vkdml::ConvolutionPacking::Both));
@@ -284,6 +302,17 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
   };
   CHECK(temporary(vkdml::ConvolutionPacking::Filter) == 18 * 128 * 32);
   CHECK(temporary(vkdml::ConvolutionPacking::ChannelsLast) == 10 * 10 * 64 + 18 * 128 * 32);
+  // An owned filter, packed by the initializer, lies in the persistent
+  // resource; the input, packed by each execution, in the temporary one.
+  {
+    const DML_OPERATOR_DESC& ownedDesc = conv.make(input, nullptr, filter, nullptr, output);
+    filter.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+    vkdml::Operator ownedOp = device.createOperator(ownedDesc);
+    const vkdml::BindingProperties properties =
+        device.compileOperator(ownedOp, {path, vkdml::ConvolutionPacking::ChannelsLast}).bindingProperties();
+    CHECK(properties.temporaryResourceSize == 10 * 10 * 64);
+    CHECK(properties.persistentResourceSize == 18 * 128 * 32);
+  }
   try {
     device.compileOperator(op, {path, static_cast<vkdml::ConvolutionPacking>(7)});
     FAIL("accepted an unknown packing value");

@@ -333,11 +333,14 @@ constexpr uint32_t kChannelsLastMinRows = 1024;
 constexpr uint32_t kPackBothMaxRows = 32768;
 constexpr uint32_t kGatherMaxRows = 1024;
 constexpr uint32_t kGatherMinSteps = 16, kGatherMaxSteps = 72;
+// Last, an owned filter (DML_TENSOR_FLAG_OWNED_BY_DML), which the
+// initializer packs once, costs an execution no pack: where the rules above
+// pack nothing, the filter is packed from a K of kOwnedFilterMinK on (with
+// 2 K steps the GEMM's own gathers stayed ahead) (bench/results/h200_owned_weights.md).
+constexpr uint32_t kOwnedFilterMinK = 128;
 
-ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaults& defaults, bool contiguousRows,
-                                 uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne, bool channelsLastSteps) {
-  if (options.convolutionPacking != ConvolutionPacking::Auto) return options.convolutionPacking;
-  if (defaults.convolutionPacking != ConvolutionPacking::Auto) return defaults.convolutionPacking;
+ConvolutionPacking measuredPacking(bool contiguousRows, uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne,
+                                   bool channelsLastSteps) {
   const uint32_t steps = (Kg + shader::COOPMAT_BK - 1) / shader::COOPMAT_BK;
   const bool largeFilter = uint64_t(Ng) * Kg >= (uint64_t(1) << 24);
   if (M <= kGatherMaxRows && steps >= kGatherMinSteps && steps <= kGatherMaxSteps && !largeFilter)
@@ -346,6 +349,16 @@ ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaul
   if (!contiguousRows || largeFilter) return ConvolutionPacking::Both;
   if (oneByOne || Kg < 256) return ConvolutionPacking::None;
   return M <= kPackBothMaxRows ? ConvolutionPacking::Both : ConvolutionPacking::Filter;
+}
+
+ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaults& defaults, bool contiguousRows,
+                                 uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne, bool channelsLastSteps,
+                                 bool filterOwned) {
+  if (options.convolutionPacking != ConvolutionPacking::Auto) return options.convolutionPacking;
+  if (defaults.convolutionPacking != ConvolutionPacking::Auto) return defaults.convolutionPacking;
+  const ConvolutionPacking packs = measuredPacking(contiguousRows, M, Ng, Kg, oneByOne, channelsLastSteps);
+  if (packs == ConvolutionPacking::None && filterOwned && Kg >= kOwnedFilterMinK) return ConvolutionPacking::Filter;
+  return packs;
 }
 
 }  // namespace
@@ -503,7 +516,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // Channels-last A needs whole K steps of one tap: groups of a multiple of 32 channels.
     const bool channelsLastSteps = p.groupChannels % shader::COOPMAT_BK == 0;
     ConvolutionPacking packs = choosePacking(options, defaults, contiguousRows, p.M, p.groupOutputChannels, p.groupK,
-                                             p.kernelH == 1 && p.kernelW == 1, channelsLastSteps);
+                                             p.kernelH == 1 && p.kernelW == 1, channelsLastSteps, filter.owned);
     if (packs == ConvolutionPacking::ChannelsLast && !channelsLastSteps) packs = ConvolutionPacking::Filter;
     const uint64_t aBytes = packs == ConvolutionPacking::Both           ? packedA
                             : packs == ConvolutionPacking::ChannelsLast ? channelsLastA
@@ -571,70 +584,86 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       return std::vector<Dispatch>{zero, g};
     };
     if (!packing) return gemm(d, false);
-    // A filter flagged DML_TENSOR_FLAG_OWNED_BY_DML and packed alone is
-    // packed once, by the initializer, into the persistent resource. With
-    // A (packed per execution into the temporary resource, where the GEMM
-    // expects B beside it) it is packed from its copy like any filter.
-    const bool persistentB = filter.owned && !packA;
+    // A filter flagged DML_TENSOR_FLAG_OWNED_BY_DML is packed once, by the
+    // initializer, into the persistent resource; A (where packed) is packed
+    // with each execution into the temporary resource.
+    const bool persistentB = filter.owned;
     constexpr size_t kTensorSlots = 5;  // InputTensor, its zero point, FilterTensor, its zero point, OutputTensor
     p.packedAOffset = 0;
-    p.packedBOffset = packA ? aBytes : 0;
-    p.scratchSlot = persistentB ? persistentSlot(kTensorSlots) : temporarySlot(kTensorSlots);
+    p.packedBOffset = persistentB ? 0 : aBytes;
+    p.scratchSlot = temporarySlot(kTensorSlots);
+    p.packedBSlot = persistentB ? persistentSlot(kTensorSlots) : temporarySlot(kTensorSlots);
     // The pack's items: A's 16-byte chunks, or channels-last its tiles of
     // half a workgroup's pixels x 32 channels (one workgroup each), then B's.
     const bool channelsLast = aPacking == shader::A_CHANNELS_LAST;
     const uint64_t pixelTiles = (channelsLastA / in[1] + kPackWorkgroup / 2 - 1) / (kPackWorkgroup / 2);
     p.aChunks = static_cast<uint32_t>(channelsLast ? pixelTiles * (in[1] / 32) : aBytes / 16);
-    p.totalChunks = static_cast<uint32_t>(p.aChunks + packedB / 16);  // <= kMaxPackedBytes / 16
+    p.totalChunks = static_cast<uint32_t>(p.aChunks + (persistentB ? 0 : packedB / 16));  // <= kMaxPackedBytes / 16
     d.params = bytesOf(p);
-    d.scratchBytes = persistentB ? 0 : scratchBytes;
+    d.scratchBytes = persistentB ? aBytes : scratchBytes;
     // A pack that runs with each execution also zeroes the output for a
     // split K: one command and one barrier fewer (bench/RESULTS.md).
-    const bool zeroInPack = chunkSteps != 0 && !persistentB && output.elementCount <= UINT32_MAX;
+    const bool executionPack = packA || !persistentB;
+    const bool zeroInPack = chunkSteps != 0 && executionPack && output.elementCount <= UINT32_MAX;
     std::vector<Dispatch> dispatches = gemm(d, zeroInPack);
-    ConvParams packParams = p;
-    if (zeroInPack) packParams.outputZeroWords = static_cast<uint32_t>(output.elementCount);
-    Dispatch pack;
-    pack.kernel = convolutionIntegerPackKernel(indexBits);
-    // The geometry as specialization constants, for the driver to fold.
-    shader::ConvolutionIntegerPackConstants packConstants = withGeometry<shader::ConvolutionIntegerPackConstants>(p);
-    packConstants.WORKGROUP_SIZE = kPackWorkgroup;
-    packConstants.BM = shader::COOPMAT_BM;
-    packConstants.BN = bn;
-    packConstants.OUTPUT_H = p.outputH;
-    packConstants.OUTPUT_W = p.outputW;
-    packConstants.INPUT_H = p.inputH;
-    packConstants.INPUT_W = p.inputW;
-    packConstants.KG = p.groupK;
-    packConstants.M_TILES = p.mTiles;
-    packConstants.N_TILES = p.nTiles;
-    packConstants.A_PACKING = aPacking;
-    // The initializer binds the owned filter alone: B's packing reads no input zero point.
-    if (persistentB) packConstants.FLAGS &= ~shader::HAS_INPUT_ZERO_POINT;
-    pack.specialization = shader::specializationOf(packConstants);
-    // Its loops walk 16-byte chunks (at most kMaxPackedBytes / 16 of them)
-    // over the grid, channels-last A's tiles first over its workgroups; A
-    // by rows takes one item per row's chunks, B from spans one per tap's;
-    // then the output's zeros, 4 words per item.
-    const uint32_t taps = p.kernelH * p.kernelW;
-    const bool spans = shader::packBSpans(aPacking, taps, packConstants.FLAGS);
-    const uint64_t aTiles = channelsLast ? p.aChunks : 0, aRowItems = aRows ? p.aChunks / (2 * p.kTiles) : 0;
-    const uint64_t chunks = p.totalChunks - (channelsLast || aRows ? p.aChunks : 0);
-    const uint64_t bItems = spans ? chunks / taps : chunks, zeroItems = (packParams.outputZeroWords + uint64_t(3)) / 4;
-    const uint64_t items = std::max({aRowItems, bItems, zeroItems});
-    pack.groups = {gridGroups(aTiles * kPackWorkgroup + items, kPackWorkgroup, device), 1, 1};
-    pack.params = bytesOf(packParams);
-    pack.scratchBytes = d.scratchBytes;
-    const uint64_t groupsX = pack.groups[0], invocations = groupsX * kPackWorkgroup;
-    auto passes = [&](uint64_t n) { return loopPasses((n + invocations - 1) / invocations); };
-    pack.loopPasses =
-        loopPasses((aTiles + groupsX - 1) / groupsX) + passes(aRowItems) + passes(bItems) + passes(zeroItems);
-    if (persistentB) {
-      pack.initializer = true;
-      pack.persistentBytes = scratchBytes;
-      pack.packsOwnedSlot = 2;
+    // A pack dispatch: `pp`'s chunks with A packed as `aPack` says.
+    auto packDispatch = [&](const ConvParams& pp, uint32_t aPack) {
+      Dispatch pack;
+      pack.kernel = convolutionIntegerPackKernel(indexBits);
+      // The geometry as specialization constants, for the driver to fold.
+      auto packConstants = withGeometry<shader::ConvolutionIntegerPackConstants>(pp);
+      packConstants.WORKGROUP_SIZE = kPackWorkgroup;
+      packConstants.BM = shader::COOPMAT_BM;
+      packConstants.BN = bn;
+      packConstants.OUTPUT_H = pp.outputH;
+      packConstants.OUTPUT_W = pp.outputW;
+      packConstants.INPUT_H = pp.inputH;
+      packConstants.INPUT_W = pp.inputW;
+      packConstants.KG = pp.groupK;
+      packConstants.M_TILES = pp.mTiles;
+      packConstants.N_TILES = pp.nTiles;
+      packConstants.A_PACKING = aPack;
+      pack.specialization = shader::specializationOf(packConstants);
+      // Its loops walk 16-byte chunks (at most kMaxPackedBytes / 16 of them)
+      // over the grid, channels-last A's tiles first over its workgroups; A
+      // by rows takes one item per row's chunks, B from spans one per tap's;
+      // then the output's zeros, 4 words per item.
+      const bool tiles = aPack == shader::A_CHANNELS_LAST, rows = shader::packARows(aPack, kTiles, mTiles);
+      const uint32_t taps = pp.kernelH * pp.kernelW;
+      const bool spans = shader::packBSpans(aPack, taps, packConstants.FLAGS);
+      const uint64_t aTiles = tiles ? pp.aChunks : 0, aRowItems = rows ? pp.aChunks / (2 * pp.kTiles) : 0;
+      const uint64_t chunks = pp.totalChunks - (tiles || rows ? pp.aChunks : 0);
+      const uint64_t bItems = spans ? chunks / taps : chunks, zeroItems = (pp.outputZeroWords + uint64_t(3)) / 4;
+      const uint64_t items = std::max({aRowItems, bItems, zeroItems});
+      pack.groups = {gridGroups(aTiles * kPackWorkgroup + items, kPackWorkgroup, device), 1, 1};
+      pack.params = bytesOf(pp);
+      const uint64_t groupsX = pack.groups[0], invocations = groupsX * kPackWorkgroup;
+      auto passes = [&](uint64_t n) { return loopPasses((n + invocations - 1) / invocations); };
+      pack.loopPasses =
+          loopPasses((aTiles + groupsX - 1) / groupsX) + passes(aRowItems) + passes(bItems) + passes(zeroItems);
+      return pack;
+    };
+    if (executionPack) {
+      ConvParams packParams = p;
+      if (zeroInPack) packParams.outputZeroWords = static_cast<uint32_t>(output.elementCount);
+      Dispatch pack = packDispatch(packParams, aPacking);
+      pack.scratchBytes = d.scratchBytes;
+      dispatches.insert(dispatches.begin(), pack);
     }
-    dispatches.insert(dispatches.begin(), pack);
+    if (persistentB) {
+      // The initializer packs B alone, in the K order of A's packing
+      // (channels-last A takes k tap by tap). It binds the owned filter
+      // alone: it reads no input zero point.
+      ConvParams packParams = p;
+      packParams.flags &= ~shader::HAS_INPUT_ZERO_POINT;
+      packParams.aChunks = 0;
+      packParams.totalChunks = static_cast<uint32_t>(packedB / 16);
+      Dispatch pack = packDispatch(packParams, aPacking);
+      pack.initializer = true;
+      pack.persistentBytes = packedB;
+      pack.packsOwnedSlot = 2;
+      dispatches.insert(dispatches.begin(), pack);
+    }
     return dispatches;
   }
 

@@ -53,7 +53,7 @@ void beginPacked() {
     [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r)
       aBlocks[r] = packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * allSteps + firstStep) * (BM * 32) +
                    16 * (t + r * WG);
-  bBlocks = packed + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * allSteps + firstStep) * (BN * 32) + 16 * t;
+  bBlocks = tensorAddress(p.packedBSlot) + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * allSteps + firstStep) * (BN * 32) + 16 * t;
 }
 // Step kt's A chunks into aChunk.
 void loadPackedA(uint kt) {

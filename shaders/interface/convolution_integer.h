@@ -26,8 +26,9 @@ VKDML_PARAMS(ConvParams) {
   uint M;                      // N*OH*OW
   uint mTiles, nTiles, tiles;  // tiles = mTiles * nTiles * G
   uint flags;
-  // Packed operands (convolution_integer_pack.comp), in the scratch slot:
-  // where A's and B's blocks start, in bytes.
+  // Packed operands (convolution_integer_pack.comp): where A's blocks start
+  // in slot scratchSlot and B's in slot packedBSlot, in bytes (B in the
+  // persistent resource where the initializer packed an owned filter).
   uint64_t packedAOffset, packedBOffset;
   uint scratchSlot;
   uint aChunks, totalChunks;  // the pack's items: A's 16-byte chunks (channels-last: its tiles), A's and B's
@@ -37,6 +38,7 @@ VKDML_PARAMS(ConvParams) {
   // The pack's last items: it zeroes the output's first outputZeroWords
   // int32 for the K_SPLIT GEMM after it (one command fewer than a fill).
   uint outputZeroWords;
+  uint packedBSlot;
 };
 
 // ConvParams.flags.
@@ -198,7 +200,7 @@ VKDML_SPECIALIZATION(ConvolutionIntegerPackConstants, VKDML_CONVOLUTION_INTEGER_
 
 static_assert(sizeof(ConvParams) == 232, "std430 layout of ConvParams");
 static_assert(offsetof(ConvParams, packedAOffset) % 8 == 0 && offsetof(ConvParams, kLength) == 220 &&
-                  offsetof(ConvParams, outputZeroWords) == 224,
+                  offsetof(ConvParams, outputZeroWords) == 224 && offsetof(ConvParams, packedBSlot) == 228,
               "std430 offsets of ConvParams");
 static_assert(sizeof(PushConstants) == 16, "push constants: two device addresses");
 constexpr uint coopmatSharedBytes(uint bn) { return VKDML_COOPMAT_SHARED_BYTES(bn); }
