@@ -290,6 +290,15 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
     vkdml::CompiledOperator ownedPointwise = fresh->compileOperator(fresh->createOperator(pointwiseDesc), {path});
     CHECK(ownedPointwise.initializerKernelNames().empty());
     CHECK(ownedPointwise.kernelNames().front().find("_packed") == std::string::npos);
+    // 49 rows, 512 columns, 64 K steps: 8 tiles of 64 columns on 4 warps
+    // (K split: 256 workgroups) rather than 2 of 256 on 8 (64 workgroups).
+    Tensor fewRows(U8, {1, 2048, 7, 7}), wide(I8, {512, 2048, 1, 1}), fewRowsOutput(I32, {1, 512, 7, 7});
+    const std::vector<std::string> narrowTiles =
+        fresh
+            ->compileOperator(fresh->createOperator(conv1x1.make(fewRows, nullptr, wide, nullptr, fewRowsOutput)),
+                              {path})
+            .kernelNames();
+    CHECK_MESSAGE(narrowTiles.back().find("_w4_n64") != std::string::npos, narrowTiles.back());
   }
   CHECK(packs(device, vkdml::ConvolutionPacking::Filter));
   CHECK(packs(device, vkdml::ConvolutionPacking::Both));

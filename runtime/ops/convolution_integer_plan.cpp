@@ -191,6 +191,9 @@ constexpr uint64_t kSplitMaxChunks = 36;
 // faster at 26 and 49 tiles over all of K, slower at 98 and more, and
 // slower where they make no more tiles (bench/RESULTS.md).
 constexpr uint64_t kFewTilesMax = 64;
+// GEMMs of at most this many rows (batch 1) may take tiles of 64 columns
+// on 4 warps for more than 64 output channels.
+constexpr uint32_t kNarrowTilesMaxRows = 1024;
 uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output) {
   if (split.chunks != 1 || split.groups[1] != 1 || tiles > kSplitWideMaxTiles || steps < kSplitMinTotalSteps ||
       output.footprintElements != output.elementCount || output.offsetAlignment % 4 != 0)
@@ -541,13 +544,39 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // the 8-warp tile's 128 columns would be idle fragments)
     // (bench/RESULTS.md).
     const bool narrow = p.groupOutputChannels <= 64;
-    const bool fourWarps =
-        ((p.tiles <= kFewTilesMax && bn == 256) || narrow) &&
+    // The workgroups a grid of `tiles` tiles of `warps` x `columns` makes,
+    // K split across them or not.
+    auto gridWorkgroups = [&](uint64_t tiles, uint32_t warpCount, uint32_t columns) {
+      const uint32_t steps = parallelChunkSteps(
+          splitGemm(coopmatLoops(columns, warpCount, emulated, packing, prefetch), tiles, kTiles, device), tiles,
+          kTiles, output);
+      return tiles * (steps == 0 ? 1 : (kTiles + steps - 1) / steps);
+    };
+    const bool eightSplit =
         parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, packing, prefetch), p.tiles, kTiles, device),
-                           p.tiles, kTiles, output) == 0;
+                           p.tiles, kTiles, output) != 0;
+    bool fourWarps = ((p.tiles <= kFewTilesMax && bn == 256) || narrow) && !eightSplit;
+    uint32_t fourWarpColumns = narrow ? 64 : 128;
+    // Few rows (batch 1): tiles of 64 columns on 4 warps wherever they make
+    // at least as many workgroups as the plan above, K split or not, unless A
+    // is gathered through a kernel wider than 1x1 (each column tile gathers
+    // its rows again) (measured against 256-column plans on the H200:
+    // bench/results/h200_n1_narrow_tiles.md; a device whose 8-warp tiles
+    // are 128 wide weighs them the same way).
+    if (!narrow && p.M <= kNarrowTilesMaxRows &&
+        (aPacking != shader::A_GATHERED || (p.kernelH == 1 && p.kernelW == 1))) {
+      const uint64_t tiles64 = uint64_t(p.mTiles) * ((p.groupOutputChannels + 63) / 64) * groups;
+      const uint64_t current =
+          fourWarps ? gridWorkgroups(uint64_t(p.mTiles) * ((p.groupOutputChannels + 127) / 128) * groups, 4, 128)
+                    : gridWorkgroups(p.tiles, 8, bn);
+      if (gridWorkgroups(tiles64, 4, 64) >= current) {
+        fourWarps = true;
+        fourWarpColumns = 64;
+      }
+    }
     const uint32_t warps = fourWarps ? 4 : 8;
     if (fourWarps) {
-      bn = narrow ? 64 : 128;
+      bn = fourWarpColumns;
       nTiles = (p.groupOutputChannels + bn - 1) / bn;
       p.nTiles = nTiles;
       p.tiles = p.mTiles * p.nTiles * groups;
