@@ -186,19 +186,26 @@ constexpr uint32_t kSplitWideMinSteps = 16;
 // Each output element takes one atomic add per chunk: 72 chunks of the 3x3
 // 512->512 7x7 layer (2 tiles) ran 1.4x slower than 36 (bench/RESULTS.md).
 constexpr uint64_t kSplitMaxChunks = 36;
+// GEMMs of at most kNarrowTilesMaxRows rows (batch 1) split up to
+// kSplitFewRowsMaxTiles tiles in chunks of kSplitMinSteps or more: each
+// chunk's atomic adds cover few rows there. On the H200 every batch-1 layer
+// this reached ran as fast or faster, up to 1.4x (bench/results/h200_n1_narrow_tiles.md).
+// Such GEMMs may also take tiles of 64 columns on 4 warps for more than 64
+// output channels (the plan's fourWarps).
+constexpr uint32_t kNarrowTilesMaxRows = 1024;
+constexpr uint64_t kSplitFewRowsMaxTiles = 64;
 // At most this many tiles of 8 warps (256 columns) take 4-warp tiles of
 // 128 instead (where K is not split): on the H100 (132 SMs) 4 warps ran
 // faster at 26 and 49 tiles over all of K, slower at 98 and more, and
 // slower where they make no more tiles (bench/RESULTS.md).
 constexpr uint64_t kFewTilesMax = 64;
-// GEMMs of at most this many rows (batch 1) may take tiles of 64 columns
-// on 4 warps for more than 64 output channels.
-constexpr uint32_t kNarrowTilesMaxRows = 1024;
-uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output) {
-  if (split.chunks != 1 || split.groups[1] != 1 || tiles > kSplitWideMaxTiles || steps < kSplitMinTotalSteps ||
-      output.footprintElements != output.elementCount || output.offsetAlignment % 4 != 0)
+uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output,
+                            uint32_t rows) {
+  const bool fewRows = rows <= kNarrowTilesMaxRows;
+  if (split.chunks != 1 || split.groups[1] != 1 || tiles > (fewRows ? kSplitFewRowsMaxTiles : kSplitWideMaxTiles) ||
+      steps < kSplitMinTotalSteps || output.footprintElements != output.elementCount || output.offsetAlignment % 4 != 0)
     return 0;
-  const uint64_t minSteps = tiles <= kSplitMaxTiles ? kSplitMinSteps : kSplitWideMinSteps;
+  const uint64_t minSteps = tiles <= kSplitMaxTiles || fewRows ? kSplitMinSteps : kSplitWideMinSteps;
   const uint64_t chunks = std::min({(kSplitTargetGroups + tiles - 1) / tiles, steps / minSteps, kSplitMaxChunks});
   if (chunks < 2) return 0;
   return static_cast<uint32_t>((steps + chunks - 1) / chunks);
@@ -549,12 +556,12 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     auto gridWorkgroups = [&](uint64_t tiles, uint32_t warpCount, uint32_t columns) {
       const uint32_t steps = parallelChunkSteps(
           splitGemm(coopmatLoops(columns, warpCount, emulated, packing, prefetch), tiles, kTiles, device), tiles,
-          kTiles, output);
+          kTiles, output, p.M);
       return tiles * (steps == 0 ? 1 : (kTiles + steps - 1) / steps);
     };
     const bool eightSplit =
         parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, packing, prefetch), p.tiles, kTiles, device),
-                           p.tiles, kTiles, output) != 0;
+                           p.tiles, kTiles, output, p.M) != 0;
     bool fourWarps = ((p.tiles <= kFewTilesMax && bn == 256) || narrow) && !eightSplit;
     uint32_t fourWarpColumns = narrow ? 64 : 128;
     // Few rows (batch 1): tiles of 64 columns on 4 warps wherever they make
@@ -594,7 +601,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // The GEMM's dispatches: K split across the grid after the output is
     // zeroed (by a fill, or by the pack before it: zeroedByPack), else as
     // splitGemm says.
-    const uint32_t chunkSteps = parallelChunkSteps(split, p.tiles, kTiles, output);
+    const uint32_t chunkSteps = parallelChunkSteps(split, p.tiles, kTiles, output, p.M);
     auto gemm = [&](Dispatch g, bool zeroedByPack) {
       if (chunkSteps == 0) return chunkDispatches(g, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, true);
       ConvParams chunk = p;
