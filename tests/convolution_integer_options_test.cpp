@@ -272,6 +272,15 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
               .kernelNames()
               .front()
               .rfind("convolution_integer_pack", 0) == 0);
+    // 18 K steps into 256 output channels: packed (A then takes tiles of 64 columns).
+    Tensor wideFilter(I8, {256, 64, 3, 3}), wideOutput(I32, {1, 256, 8, 8});
+    const std::vector<std::string> wideKernels =
+        fresh
+            ->compileOperator(fresh->createOperator(conv.make(input, nullptr, wideFilter, nullptr, wideOutput)),
+                              {path, vkdml::ConvolutionPacking::Auto})
+            .kernelNames();
+    CHECK(wideKernels.front().rfind("convolution_integer_pack", 0) == 0);
+    CHECK(wideKernels.back().find("_w4_n64") != std::string::npos);
     // A filter flagged DML_TENSOR_FLAG_OWNED_BY_DML is packed by the
     // initializer alone: the 18-step layer then packs it (the GEMM reads it
     // packed, no pack per execution), a 1x1 layer of 2 K steps does not.

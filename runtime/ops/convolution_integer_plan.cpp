@@ -338,10 +338,14 @@ ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& de
 // GEMM's own gathers cost less there than a pack dispatch (about 4 µs
 // however small), where the filter is not large; with fewer steps, or more
 // (which split K, and whose pack zeroes the output instead of a fill), or
-// more rows, packing stays ahead (bench/results/h200_n1_packing.md).
+// more rows, packing stays ahead (bench/results/h200_n1_packing.md). Not
+// for a kernel wider than 1x1 into more than 128 output channels: packed,
+// its A takes the few-row tiles of 64 columns (which gathered 3x3 rows do
+// not), measured 0.83x the time on an H100 (bench/results/h200_n1_narrow_tiles.md).
 constexpr uint32_t kChannelsLastMinRows = 1024;
 constexpr uint32_t kPackBothMaxRows = 32768;
 constexpr uint32_t kGatherMaxRows = 1024;
+constexpr uint32_t kGatherMaxWideColumns = 128;
 constexpr uint32_t kGatherMinSteps = 16, kGatherMaxSteps = 72;
 // Last, an owned filter (DML_TENSOR_FLAG_OWNED_BY_DML), which the
 // initializer packs once, costs an execution no pack: where the rules above
@@ -353,7 +357,8 @@ ConvolutionPacking measuredPacking(bool contiguousRows, uint32_t M, uint32_t Ng,
                                    bool channelsLastSteps) {
   const uint32_t steps = (Kg + shader::COOPMAT_BK - 1) / shader::COOPMAT_BK;
   const bool largeFilter = uint64_t(Ng) * Kg >= (uint64_t(1) << 24);
-  if (M <= kGatherMaxRows && steps >= kGatherMinSteps && steps <= kGatherMaxSteps && !largeFilter)
+  if (M <= kGatherMaxRows && steps >= kGatherMinSteps && steps <= kGatherMaxSteps && !largeFilter &&
+      (oneByOne || Ng <= kGatherMaxWideColumns))
     return ConvolutionPacking::None;
   if (!oneByOne && Kg >= 256 && channelsLastSteps && M > kChannelsLastMinRows) return ConvolutionPacking::ChannelsLast;
   if (!contiguousRows || largeFilter) return ConvolutionPacking::Both;
