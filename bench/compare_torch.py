@@ -409,6 +409,9 @@ def main():
     else:
         print(f"device: {vk['device']}; no PyTorch with CUDA here ({'no torch module' if torch is None else 'no GPU'}):"
               " PyTorch columns left out")
+    if vk.get("owned_weights"):
+        print("convolution filters: DML_TENSOR_FLAG_OWNED_BY_DML (vkdml_bench --owned-weights): packed once by the "
+              "initializer, outside the timed executions; torch._int_mm takes its weights as they are")
     header = ["operator", "case", "shape", "MB", "vkdml us", "vkdml GB/s", "PyTorch us", "PyTorch GB/s",
               "copy GB/s", "vkdml/PyTorch", "vkdml/copy"]
     rows = []
