@@ -230,6 +230,23 @@ TEST_CASE("loop_budget: data movement at the extremes") {
     DML_JOIN_OPERATOR_DESC join{2, descs, &output.tensor, 0};
     for (const auto& device : devices) planWithinBudget({DML_OPERATOR_JOIN, &join}, device);
   }
+  SUBCASE("Join: 2^30 rows of 2 over 8 dimensions beside rows of 2^14 (found by the fuzzer)") {
+    // The long rows want 32 lanes each, which every short row then takes
+    // too: only pieces shorter than 32 leave the short rows fewer lanes.
+    const std::vector<UINT> inner = {4, 4, 4, 4, 4, 8, 2};
+    std::vector<UINT> bigSizes = {(1u << 17) - 1}, smallSizes = {1}, outputSizes = {1u << 17};
+    for (UINT s : inner) {
+      bigSizes.push_back(s);
+      smallSizes.push_back(s);
+      outputSizes.push_back(s);
+    }
+    // Strides that merge no two dimensions: every row is 2 elements.
+    const std::vector<UINT> bigStrides = {34133, 8533, 2133, 533, 133, 33, 4, 1};
+    Desc big(U8, bigSizes, bigStrides), small(U8, smallSizes), output(U8, outputSizes);
+    DML_TENSOR_DESC descs[2] = {big.tensor, small.tensor};
+    DML_JOIN_OPERATOR_DESC join{2, descs, &output.tensor, 0};
+    for (const auto& device : devices) planWithinBudget({DML_OPERATOR_JOIN, &join}, device);
+  }
   SUBCASE("DiagonalMatrix1: 2^32 - 2^16 rows of one element, one row of 2^32 - 2^16") {
     for (const std::vector<UINT>& shape : {std::vector<UINT>{65535, 65536, 1}, std::vector<UINT>{1, 65535u * 65536}}) {
       Desc output(U8, shape);

@@ -179,8 +179,12 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
     }
     grid = laneGrid(longestPiece, header.totalRows, rowPasses);
   };
+  // Halving the pieces down to 2 elements: a piece of at least 2 keeps the
+  // rows no more than the elements (below 2^32, as copy.comp counts them),
+  // and rows of at most 2 lanes bound the walk even where nearly 2^32 short
+  // rows share the grid with a long one.
   plan(~uint64_t(0));
-  for (uint64_t pieceLength = uint64_t(1) << 16; grid.loopPasses > kLoopBudget && pieceLength >= 64; pieceLength /= 4)
+  for (uint64_t pieceLength = uint64_t(1) << 16; grid.loopPasses > kLoopBudget && pieceLength >= 2; pieceLength /= 2)
     plan(pieceLength);
   d.loopPasses = grid.loopPasses;
   header.columnShift = grid.columnShift;
