@@ -3,11 +3,14 @@
 // every planner models its kernels' loops and shapes its dispatches to stay
 // within the budget on every device. These tests plan (without running)
 // operators at the extremes DirectML allows, for this device and for a
-// device with every convolution path, and check each dispatch's model; the
+// device with every convolution path, and check each dispatch's model, at
+// chosen extremes and over thousands of random shapes near the limits; the
 // operators' own tests run the split shapes that lavapipe can run quickly.
 // The "copy plan" cases check which data movement a CPU device (lavapipe)
 // does with transfer commands instead of the copy kernel, region by region.
+#include <algorithm>
 #include <cstring>
+#include <random>
 
 #include "../runtime/core/internal.hpp"
 #include "interface/convolution_integer.h"
@@ -272,6 +275,184 @@ TEST_CASE("loop_budget: data movement at the extremes") {
     DML_SCATTER_ND_OPERATOR_DESC scatter{&input.tensor, &indices.tensor, &updates.tensor, &output.tensor, 8, 2};
     for (const auto& device : devices) planWithinBudget({DML_OPERATOR_SCATTER_ND, &scatter}, device);
   }
+}
+
+namespace {
+// Random shapes near DirectML's limits, for planning only: up to 2^32 - 1
+// elements over 1-8 dimensions (each of `rank` draws multiplies a random
+// dimension by up to 2^20), and strides that
+// merge some dimensions and not others (a stride is the inner extent, or
+// padded where that fits, or doubled, or 0 where `broadcast`). Empty where
+// a stride would pass 2^32.
+struct HugeShapes {
+  std::mt19937_64 rng;
+  explicit HugeShapes(uint64_t seed) : rng(seed) {}
+  uint32_t below(uint64_t n) { return static_cast<uint32_t>(rng() % n); }
+  std::vector<UINT> sizes(uint32_t rank, uint64_t maxElements) {
+    std::vector<UINT> s(rank, 1);
+    uint64_t product = 1;
+    for (uint32_t i = 0; i < rank; ++i) {
+      const uint32_t d = below(rank);               // dimensions in random order: the first drawn get the most
+      const uint64_t room = maxElements / product;  // the factor that keeps the product within
+      const uint64_t wanted = uint64_t(1) << below(21);
+      const uint64_t factor = 1 + below(std::min(room, wanted));
+      product *= factor;
+      s[d] = static_cast<UINT>(s[d] * factor);
+    }
+    return s;
+  }
+  std::vector<UINT> strides(const std::vector<UINT>& sizes, bool broadcast) {
+    std::vector<UINT> st(sizes.size());
+    uint64_t extent = 1 + below(3) * below(2);  // the innermost stride: mostly 1, now and then 2 or 3
+    for (size_t d = sizes.size(); d-- > 0;) {
+      uint64_t stride = extent;
+      switch (below(broadcast ? 5 : 4)) {
+        case 0:
+        case 1:
+          break;  // merges with the next inner dimension
+        case 2:
+          stride = extent + 1 + below(7);
+          break;
+        case 3:
+          stride = extent * 2 + 1;
+          break;
+        default:
+          stride = 0;
+          break;
+      }
+      if (stride > 0xFFFFFFFFull) stride = extent;  // padding would not fit: merge instead
+      if (stride > 0xFFFFFFFFull) return {};
+      st[d] = static_cast<UINT>(stride);
+      extent = std::max<uint64_t>(extent, stride * sizes[d]);
+    }
+    return st;
+  }
+};
+
+// Plans `desc` if the test device accepts it (random descriptors may break
+// a rule, such as a footprint too large); whether it was planned.
+bool planIfValid(const DML_OPERATOR_DESC& desc, const std::vector<vkdml::DeviceInfo>& devices) {
+  try {
+    test::device().createOperator(desc);
+  } catch (const vkdml::Error&) {
+    return false;
+  }
+  for (const auto& device : devices) planWithinBudget(desc, device);
+  return true;
+}
+}  // namespace
+
+TEST_CASE("loop_budget: random data movement near the limits, planned") {
+  // The fuzzer found plans over the budget that the cases above missed
+  // (many short rows beside long ones over 8 dimensions); this walks many
+  // more such shapes, planning without running.
+  const std::vector<vkdml::DeviceInfo> devices = {test::device().info(), fullDevice()};
+  constexpr auto U8 = DML_TENSOR_DATA_TYPE_UINT8;
+  constexpr uint64_t kMaxElements = 0xFFFFFFFFull;
+  HugeShapes r(20261126);
+  int planned = 0;
+  for (int round = 0; round < 1000; ++round) {
+    CAPTURE(round);
+    const uint32_t rank = 1 + r.below(8);
+    {  // Join: up to 6 inputs along a random axis
+      std::vector<UINT> outSizes = r.sizes(rank, kMaxElements);
+      const uint32_t axis = r.below(rank);
+      const uint32_t count = std::min<uint32_t>(1 + r.below(6), outSizes[axis]);
+      std::vector<std::unique_ptr<Desc>> inputs;
+      std::vector<DML_TENSOR_DESC> descs;
+      UINT left = outSizes[axis];
+      bool ok = true;
+      for (uint32_t i = 0; i < count; ++i) {
+        std::vector<UINT> sizes = outSizes;
+        sizes[axis] = i + 1 == count ? left : 1 + r.below(left - (count - i - 1));
+        left -= sizes[axis];
+        std::vector<UINT> strides = r.strides(sizes, true);
+        ok = ok && !strides.empty();
+        inputs.push_back(std::make_unique<Desc>(U8, sizes, strides));
+        descs.push_back(inputs.back()->tensor);
+      }
+      const std::vector<UINT> outStrides = r.strides(outSizes, false);
+      if (ok && !outStrides.empty()) {
+        Desc output(U8, outSizes, outStrides);
+        DML_JOIN_OPERATOR_DESC join{count, descs.data(), &output.tensor, axis};
+        planned += planIfValid({DML_OPERATOR_JOIN, &join}, devices);
+      }
+    }
+    {  // Slice1: windows with strides of -4..4
+      const std::vector<UINT> inSizes = r.sizes(rank, kMaxElements);
+      std::vector<UINT> offsets(rank), windows(rank), outSizes(rank);
+      std::vector<INT> steps(rank);
+      for (uint32_t d = 0; d < rank; ++d) {
+        offsets[d] = r.below(inSizes[d]);
+        windows[d] = 1 + r.below(inSizes[d] - offsets[d]);
+        const INT magnitude = static_cast<INT>(1 + r.below(4));
+        steps[d] = r.below(4) == 0 ? -magnitude : magnitude;
+        outSizes[d] = 1 + (windows[d] - 1) / static_cast<UINT>(magnitude);
+      }
+      const std::vector<UINT> inStrides = r.strides(inSizes, true), outStrides = r.strides(outSizes, false);
+      if (!inStrides.empty() && !outStrides.empty()) {
+        Desc input(U8, inSizes, inStrides), output(U8, outSizes, outStrides);
+        DML_SLICE1_OPERATOR_DESC slice{&input.tensor,  &output.tensor, rank,
+                                       offsets.data(), windows.data(), steps.data()};
+        planned += planIfValid({DML_OPERATOR_SLICE1, &slice}, devices);
+      }
+    }
+    {  // DiagonalMatrix1 without an input: a random band
+      const std::vector<UINT> sizes = r.sizes(2 + rank % 3, kMaxElements);  // 2..4 dimensions
+      const std::vector<UINT> strides = r.strides(sizes, false);
+      if (!strides.empty()) {
+        Desc output(U8, sizes, strides);
+        DML_DIAGONAL_MATRIX1_OPERATOR_DESC diagonal{};
+        diagonal.OutputTensor = &output.tensor;
+        diagonal.ValueDataType = U8;
+        diagonal.DiagonalFillBegin = static_cast<INT>(r.below(65536)) - 32768;
+        diagonal.DiagonalFillEnd = diagonal.DiagonalFillBegin + static_cast<INT>(r.below(65536));
+        planned += planIfValid({DML_OPERATOR_DIAGONAL_MATRIX1, &diagonal}, devices);
+      }
+    }
+  }
+  // Most random descriptors are valid: a test that planned few would prove little.
+  CHECK(planned >= 2000);
+  MESSAGE("planned " << planned << " of 3000 random descriptors");
+}
+
+TEST_CASE("loop_budget: random convolutions near the limits, planned") {
+  // Every path's planner, for either device, over random geometry: deep or
+  // shallow K, few or many tiles, groups, strides, dilations and padding.
+  HugeShapes r(20261127);
+  int planned = 0;
+  for (int round = 0; round < 600; ++round) {
+    CAPTURE(round);
+    const UINT groups = r.below(3) == 0 ? 1 + r.below(64) : 1;
+    const UINT kh = 1 + r.below(r.below(2) ? 3 : 11), kw = 1 + r.below(r.below(2) ? 3 : 11);
+    const UINT stride = 1 + r.below(3), dilation = 1 + r.below(2) * r.below(3);
+    const UINT pad = r.below(kh);
+    // Channels per group and output channels per group, each up to 2^16.
+    const UINT cg = 1 + r.below(uint64_t(1) << r.below(17)), ng = 1 + r.below(uint64_t(1) << r.below(17));
+    const uint64_t c = uint64_t(cg) * groups, oc = uint64_t(ng) * groups;
+    const uint64_t filterElements = oc * cg * kh * kw;
+    if (c > 0xFFFFFFFFull || oc > 0xFFFFFFFFull || filterElements > 0xFFFFFFFFull) continue;
+    // The spatial extent and batch take what the input's and output's 2^32 - 1 elements leave.
+    const uint64_t room = 0xFFFFFFFFull / std::max(c, oc);
+    const UINT h = std::max<UINT>(kh * dilation, 1 + r.below(std::min<uint64_t>(room, 1u << r.below(16))));
+    const UINT w = std::max<UINT>(kw * dilation, 1 + r.below(std::min<uint64_t>(room / h + 1, 1u << r.below(16))));
+    const UINT n = 1 + r.below(std::max<uint64_t>(1, std::min<uint64_t>(room / (uint64_t(h) * w), 64)));
+    const UINT oh = (h + 2 * pad - dilation * (kh - 1) - 1) / stride + 1;
+    const UINT ow = (w + 2 * pad - dilation * (kw - 1) - 1) / stride + 1;
+    Convolution conv({n, static_cast<UINT>(c), h, w}, {static_cast<UINT>(oc), cg, kh, kw},
+                     {n, static_cast<UINT>(oc), oh, ow}, groups, stride);
+    conv.ones[0] = conv.ones[1] = dilation;
+    conv.zeros[0] = conv.zeros[1] = pad;
+    try {
+      test::device().createOperator(conv.desc());
+    } catch (const vkdml::Error&) {
+      continue;
+    }
+    ++planned;
+    for (const auto& [device, path] : convolutionTargets()) planWithinBudget(conv.desc(), device, path);
+  }
+  CHECK(planned >= 300);
+  MESSAGE("planned " << planned << " of 600 random convolutions");
 }
 
 namespace {
