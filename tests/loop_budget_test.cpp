@@ -602,7 +602,7 @@ TEST_CASE("copy plan: a CPU device copies long contiguous runs with transfer com
   }
 }
 
-TEST_CASE("copy plan: DiagonalMatrix1 on a CPU device: fills of Value or zeros and regions of the input, per row") {
+TEST_CASE("copy plan: DiagonalMatrix1 on a CPU device: the input or zeros whole then Value, or runs per row") {
   constexpr auto F32 = DML_TENSOR_DATA_TYPE_FLOAT32;
   using Fills = std::vector<std::array<uint64_t, 3>>;  // {offset, bytes, data}
   auto fillsOf = [](const Dispatch& d) {
@@ -613,24 +613,35 @@ TEST_CASE("copy plan: DiagonalMatrix1 on a CPU device: fills of Value or zeros a
   Desc input(F32, {3, 32}), output(F32, {3, 32});
   DML_DIAGONAL_MATRIX1_OPERATOR_DESC diag{&input.tensor, &output.tensor, F32, {}, INT32_MIN, 1};
   const DML_OPERATOR_DESC op{DML_OPERATOR_DIAGONAL_MATRIX1, &diag};
-  SUBCASE("triu(m, 1): zeros up to the diagonal, the input after it") {
+  SUBCASE("triu(m, 1): the input in one region, then zeros up to the diagonal (4 commands, not 6 per row)") {
+    const auto cpu = planFor(op, cpuDevice());
+    REQUIRE(cpu.size() == 2);
+    CHECK(transfersOf(cpu[0]) == decltype(transfersOf(cpu[0])){{{0, 1}, {{0, 0, 384}}}});
+    CHECK(cpu[0].fills.empty());
+    CHECK(cpu[1].transfers.empty());
+    CHECK(fillsOf(cpu[1]) == Fills{{0, 4, 0}, {128, 8, 0}, {256, 12, 0}});
+    CHECK(cpu[0].loopPasses == 0);
+    CHECK(cpu[1].loopPasses == 0);
+  }
+  SUBCASE("triu(m, 1) from an input of padded rows: runs per row, where layers take as many commands") {
+    Desc padded(F32, {3, 32}, {64, 1});
+    diag.InputTensor = &padded.tensor;
     const auto cpu = planFor(op, cpuDevice());
     REQUIRE(cpu.size() == 1);
     CHECK(fillsOf(cpu[0]) == Fills{{0, 4, 0}, {128, 8, 0}, {256, 12, 0}});
     CHECK(transfersOf(cpu[0]) ==
-          decltype(transfersOf(cpu[0])){{{0, 1}, {{4, 4, 124}, {136, 136, 120}, {268, 268, 116}}}});
-    CHECK(cpu[0].loopPasses == 0);
+          decltype(transfersOf(cpu[0])){{{0, 1}, {{4, 4, 124}, {264, 136, 120}, {524, 268, 116}}}});
   }
-  SUBCASE("eye: Value on the diagonal, zero fills merged across rows") {
+  SUBCASE("eye: zeros in one fill, then Value on the diagonal") {
     diag.InputTensor = nullptr;
     diag.Value.Float32 = 1.0f;
     diag.DiagonalFillBegin = 0;
     const uint32_t one = 0x3F800000;
     const auto cpu = planFor(op, cpuDevice());
-    REQUIRE(cpu.size() == 1);
-    CHECK(fillsOf(cpu[0]) ==
-          Fills{{0, 4, one}, {4, 128, 0}, {132, 4, one}, {136, 128, 0}, {264, 4, one}, {268, 116, 0}});
-    CHECK(cpu[0].transfers.empty());
+    REQUIRE(cpu.size() == 2);
+    CHECK(fillsOf(cpu[0]) == Fills{{0, 384, 0}});
+    CHECK(fillsOf(cpu[1]) == Fills{{0, 4, one}, {132, 4, one}, {264, 4, one}});
+    CHECK((cpu[0].transfers.empty() && cpu[1].transfers.empty()));
   }
   SUBCASE(
       "the kernel elsewhere: a GPU, CopyPath::Kernel, 2-byte elements, 8-byte Values of unequal halves, strided rows") {
@@ -649,7 +660,7 @@ TEST_CASE("copy plan: DiagonalMatrix1 on a CPU device: fills of Value or zeros a
     wide.Value.Int64 = 1;  // halves 1 and 0
     CHECK(kernelOnly(planFor({DML_OPERATOR_DIAGONAL_MATRIX1, &wide}, cpuDevice())));
     wide.Value.Int64 = -1;  // halves equal
-    CHECK(planFor({DML_OPERATOR_DIAGONAL_MATRIX1, &wide}, cpuDevice()).at(0).fills.size() == 3);
+    CHECK(planFor({DML_OPERATOR_DIAGONAL_MATRIX1, &wide}, cpuDevice()).at(1).fills.size() == 3);
     Desc strided(F32, {3, 32}, {64, 2});
     diag.OutputTensor = &strided.tensor;
     CHECK(kernelOnly(planFor(op, cpuDevice())));

@@ -21,7 +21,7 @@ struct DiagonalMatrix1Plan : OperatorPlan {
   std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions& options,
                              const PlanDefaults& defaults) const override {
     if (transfersAllowed(device, options, defaults))
-      if (auto transfer = planTransfer()) return {*transfer};
+      if (auto transfers = planTransfer(device, options, defaults)) return *transfers;
     bool index64 =
         output.footprintElements > (uint64_t(1) << 32) || (input && input->footprintElements > (uint64_t(1) << 32));
     DiagonalParams p = params;
@@ -39,34 +39,96 @@ struct DiagonalMatrix1Plan : OperatorPlan {
     return {d};
   }
 
-  // The CPU plan (copy.hpp, planTransfer): each row is at most three runs
-  // split at the band's limits, each wholly Value or wholly the input (or
-  // 0): a fill of Value's bits, a region copied from the input, or a fill of
-  // zeros; neighbouring fills of the same bits merge. Where rows are
-  // contiguous in both tensors, elements are 4 bytes, or 8 with equal
-  // halves (a fill repeats 4 bytes, at offsets that are multiples of 4), and
-  // the runs are few and long enough; otherwise nothing (the kernel).
-  std::optional<Dispatch> planTransfer() const {
+  // The CPU plan (copy.hpp, planTransfer), where rows are contiguous in
+  // both tensors, elements are 4 bytes, or 8 with equal halves (a fill
+  // repeats 4 bytes, at offsets that are multiples of 4), and the commands
+  // are few and long enough; otherwise nothing (the kernel). Each row is at
+  // most three runs split at the band's limits, each wholly Value or wholly
+  // the input (or 0). Two shapes, whichever takes fewer commands (lavapipe
+  // pays for each region and fill about as much as for tens of KiB moved):
+  // - per row, a fill of Value's bits, a region copied from the input or a
+  //   fill of zeros for each run;
+  // - layered: the input copied whole (or zeros filled), in as few regions as
+  //   its layout allows, then, after a barrier, the fills of Value alone.
+  // Neighbouring fills of the same bits merge.
+  std::optional<std::vector<Dispatch>> planTransfer(const DeviceInfo& device, const CompileOptions& options,
+                                                    const PlanDefaults& defaults) const {
     const uint32_t es = output.elementSize;
-    const auto& s = params.sizes;
     const bool wordElements = es == 4 || (es == 8 && params.value[0] == params.value[1]);
     if (!wordElements || output.strides[output.rank - 1] != 1 || output.offsetAlignment % 4 != 0 ||
-        (input && input->strides[input->rank - 1] != 1))
+        (input && input->strides[input->rank - 1] != 1) || params.rows > kMaxTransferCommands)
       return std::nullopt;
-    const uint64_t rows = params.rows, width = s[3];
-    if (rows > kMaxTransferCommands) return std::nullopt;
+    std::vector<Dispatch> perRow = {transferDispatch()};
+    Dispatch::Transfer rowCopies{0, 1, {}};
+    forEachRun([&](uint64_t outputAt, uint64_t inputAt, uint64_t length, bool useValue) {
+      if (useValue)
+        addFill(perRow[0], outputAt, length, params.value[0]);
+      else if (input)
+        rowCopies.regions.push_back({inputAt * es, outputAt * es, length * es});
+      else
+        addFill(perRow[0], outputAt, length, 0);
+    });
+    if (!rowCopies.regions.empty()) perRow[0].transfers.push_back(std::move(rowCopies));
+
+    // The base: the input's box (planTransfer's regions) or zero fills of the output's rows.
+    std::vector<Dispatch> layered;
+    if (input) {
+      auto base = detail::planTransfer({boxOf(*input, output, 0, 1)}, es, device, options, defaults);
+      if (base) layered.push_back(std::move(*base));
+    } else {
+      Dispatch zeros = transferDispatch();
+      const CopyBox box = collapse(boxOf(output, output, 1, 1));
+      forEachRow(box, [&](uint64_t at, uint64_t length) { addFill(zeros, at, length, 0); });
+      layered.push_back(std::move(zeros));
+    }
+    if (!layered.empty()) {
+      Dispatch values = transferDispatch();
+      forEachRun([&](uint64_t outputAt, uint64_t, uint64_t length, bool useValue) {
+        if (useValue) addFill(values, outputAt, length, params.value[0]);
+      });
+      if (!values.fills.empty()) layered.push_back(std::move(values));
+    }
+
+    const uint64_t bytes = output.elementCount * es;
+    std::optional<std::vector<Dispatch>> best;
+    for (std::vector<Dispatch>* candidate : {&perRow, &layered}) {
+      const uint64_t commands = commandsOf(*candidate);
+      if (candidate->empty() || commands > kMaxTransferCommands || bytes < commands * kMinTransferRunBytes) continue;
+      if (!best || commands < commandsOf(*best)) best = *candidate;
+    }
+    return best;
+  }
+
+  static Dispatch transferDispatch() {
     Dispatch d;
     d.loopPasses = 0;  // no kernel, no loops
-    Dispatch::Transfer copy{0, 1, {}};
-    auto fill = [&](uint64_t offset, uint64_t size, uint32_t data) {
-      if (!d.fills.empty()) {
-        Dispatch::Fill& last = d.fills.back();
-        if (last.data == data && last.offset + last.size == offset) return void(last.size += size);
-      }
-      d.fills.push_back({1, offset, size, data});
-    };
+    return d;
+  }
+  static uint64_t commandsOf(const std::vector<Dispatch>& dispatches) {
+    uint64_t n = 0;
+    for (const Dispatch& d : dispatches) {
+      n += d.fills.size();
+      for (const auto& t : d.transfers) n += t.regions.size();
+    }
+    return n;
+  }
+  // A fill of `length` elements at element `at` of the output (slot 1),
+  // merged into the last fill where it continues it with the same bits.
+  void addFill(Dispatch& d, uint64_t at, uint64_t length, uint32_t data) const {
+    const uint64_t offset = at * output.elementSize, size = length * output.elementSize;
+    if (!d.fills.empty()) {
+      Dispatch::Fill& last = d.fills.back();
+      if (last.data == data && last.offset + last.size == offset) return void(last.size += size);
+    }
+    d.fills.push_back({1, offset, size, data});
+  }
+  // Each run of each row, in row order: f(output element, input element, length, useValue).
+  template <class F>
+  void forEachRun(F&& f) const {
+    const auto& s = params.sizes;
+    const uint64_t width = s[3];
     const bool inverted = params.fillEnd >= params.fillBegin;
-    for (uint64_t row = 0; row < rows; ++row) {
+    for (uint64_t row = 0; row < params.rows; ++row) {
       const uint64_t y = row % s[2], b1 = (row / s[2]) % s[1], b0 = row / s[2] / s[1];
       const auto limit = [&](int32_t v) {  // y + v clamped into [0, width], in 64 bits as in the kernel
         return static_cast<uint64_t>(std::clamp<int64_t>(static_cast<int64_t>(y) + v, 0, width));
@@ -82,18 +144,25 @@ struct DiagonalMatrix1Plan : OperatorPlan {
         const uint64_t x = cuts[run], length = cuts[run + 1] - x;
         if (length == 0) continue;
         const bool useValue = (inverted != (x >= atLeast)) != (x < below);
-        if (useValue)
-          fill((outputRow + x) * es, length * es, params.value[0]);
-        else if (input)
-          copy.regions.push_back({(inputRow + x) * es, (outputRow + x) * es, length * es});
-        else
-          fill((outputRow + x) * es, length * es, 0);
+        f(outputRow + x, inputRow + x, length, useValue);
       }
-      if (copy.regions.size() + d.fills.size() > kMaxTransferCommands) return std::nullopt;
     }
-    if (output.elementCount * es < (copy.regions.size() + d.fills.size()) * kMinTransferRunBytes) return std::nullopt;
-    if (!copy.regions.empty()) d.transfers.push_back(std::move(copy));
-    return d;
+  }
+  // Each row of a collapsed box with a unit innermost stride, in row-major
+  // order: f(output element, length).
+  template <class F>
+  static void forEachRow(const CopyBox& box, F&& f) {
+    const uint32_t last = box.rank - 1;
+    uint64_t rows = 1;
+    for (uint32_t d = 0; d < last; ++d) rows *= box.sizes[d];
+    for (uint64_t row = 0; row < rows; ++row) {
+      uint64_t at = box.outputOffset, rest = row;
+      for (uint32_t d = last; d-- > 0;) {
+        at += (rest % box.sizes[d]) * static_cast<uint64_t>(box.outputStrides[d]);
+        rest /= box.sizes[d];
+      }
+      f(at, box.sizes[last]);
+    }
   }
 };
 
