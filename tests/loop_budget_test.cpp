@@ -9,6 +9,7 @@
 // The "copy plan" cases check which data movement a CPU device (lavapipe)
 // does with transfer commands instead of the copy kernel, region by region.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <random>
 
@@ -397,23 +398,50 @@ TEST_CASE("loop_budget: random data movement near the limits, planned") {
         planned += planIfValid({DML_OPERATOR_SLICE1, &slice}, devices);
       }
     }
-    {  // DiagonalMatrix1 without an input: a random band
-      const std::vector<UINT> sizes = r.sizes(2 + rank % 3, kMaxElements);  // 2..4 dimensions
-      const std::vector<UINT> strides = r.strides(sizes, false);
-      if (!strides.empty()) {
-        Desc output(U8, sizes, strides);
+    {  // DiagonalMatrix1, with or without an input, of 1- or 4-byte elements: a random band
+      const auto type = r.below(2) ? DML_TENSOR_DATA_TYPE_UINT32 : U8;
+      const std::vector<UINT> sizes = r.sizes(2 + rank % 3, kMaxElements / 4);  // 2..4 dimensions
+      const std::vector<UINT> strides = r.strides(sizes, false), inStrides = r.strides(sizes, true);
+      if (!strides.empty() && !inStrides.empty()) {
+        Desc output(type, sizes, strides), input(type, sizes, inStrides);
         DML_DIAGONAL_MATRIX1_OPERATOR_DESC diagonal{};
+        diagonal.InputTensor = r.below(2) ? &input.tensor : nullptr;
         diagonal.OutputTensor = &output.tensor;
-        diagonal.ValueDataType = U8;
+        diagonal.ValueDataType = type;
         diagonal.DiagonalFillBegin = static_cast<INT>(r.below(65536)) - 32768;
         diagonal.DiagonalFillEnd = diagonal.DiagonalFillBegin + static_cast<INT>(r.below(65536));
         planned += planIfValid({DML_OPERATOR_DIAGONAL_MATRIX1, &diagonal}, devices);
       }
     }
+    {  // ScatterND over 8 dimensions: tuples of k coordinates, slices of the rest
+      const uint32_t inputDims = rank, k = 1 + r.below(inputDims), sliceDims = inputDims - k;
+      const uint32_t tupleDims = r.below(8 - sliceDims);  // the indices' leading dimensions, before k
+      std::vector<UINT> inSizes(8, 1), indexSizes(8, 1), updateSizes(8, 1);
+      const std::vector<UINT> meaningful = r.sizes(inputDims, kMaxElements);
+      std::copy(meaningful.begin(), meaningful.end(), inSizes.end() - inputDims);
+      uint64_t slice = 1;
+      for (uint32_t d = 8 - sliceDims; d < 8; ++d) slice *= inSizes[d];
+      const std::vector<UINT> tuples = r.sizes(tupleDims, kMaxElements / std::max<uint64_t>(slice, k));
+      std::copy(tuples.begin(), tuples.end(), indexSizes.end() - 1 - tupleDims);
+      indexSizes[7] = k;
+      std::copy(tuples.begin(), tuples.end(), updateSizes.end() - sliceDims - tupleDims);
+      std::copy(inSizes.end() - sliceDims, inSizes.end(), updateSizes.end() - sliceDims);
+      const auto indexType = std::array{DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_UINT32,
+                                        DML_TENSOR_DATA_TYPE_INT64, DML_TENSOR_DATA_TYPE_UINT64}[r.below(4)];
+      const std::vector<UINT> inStrides = r.strides(inSizes, true), outStrides = r.strides(inSizes, false);
+      const std::vector<UINT> indexStrides = r.strides(indexSizes, true), updateStrides = r.strides(updateSizes, true);
+      if (!inStrides.empty() && !outStrides.empty() && !indexStrides.empty() && !updateStrides.empty()) {
+        Desc input(U8, inSizes, inStrides), output(U8, inSizes, outStrides);
+        Desc indices(indexType, indexSizes, indexStrides), updates(U8, updateSizes, updateStrides);
+        DML_SCATTER_ND_OPERATOR_DESC scatter{&input.tensor,  &indices.tensor, &updates.tensor,
+                                             &output.tensor, inputDims,       tupleDims + 1};
+        planned += planIfValid({DML_OPERATOR_SCATTER_ND, &scatter}, devices);
+      }
+    }
   }
   // Most random descriptors are valid: a test that planned few would prove little.
-  CHECK(planned >= 2000);
-  MESSAGE("planned " << planned << " of 3000 random descriptors");
+  CHECK(planned >= 2500);
+  MESSAGE("planned " << planned << " of 4000 random descriptors");
 }
 
 TEST_CASE("loop_budget: random convolutions near the limits, planned") {
