@@ -73,7 +73,7 @@ fuzz() {
   fi
   local seconds=${1:-3600}
   run_fuzzer "$FUZZER" "$seconds" descriptor fuzz/corpus/* fuzz/regressions/*
-  run_fuzzer "$MODEL_FUZZER" $((seconds / 3 + 1)) model tests/models/*.json
+  run_fuzzer "$MODEL_FUZZER" $((seconds / 3 + 1)) model tests/models/*.json fuzz/model-regressions/*
 }
 
 command=${1:-test}

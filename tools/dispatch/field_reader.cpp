@@ -53,7 +53,7 @@ Object::~Object() {
                    path(value_.members[i].first) + ": unknown field, ignored (as DxDispatch does)");
 }
 
-const JsonValue* Object::optional(const char* key) {
+const JsonValue* Object::optional(std::string_view key) {
   const JsonValue* found = nullptr;
   for (size_t i = 0; i < value_.members.size(); ++i) {
     if (value_.members[i].first != key) continue;
@@ -62,15 +62,15 @@ const JsonValue* Object::optional(const char* key) {
       used_[i] = true;
     } else {
       used_[i] = true;
-      reader_.warn(value_.keyOffsets[i], path(key) + ": duplicate field, ignored (the first one counts)");
+      reader_.warn(value_.keyOffsets[i], path(std::string(key)) + ": duplicate field, ignored (the first one counts)");
     }
   }
   return found;
 }
 
-const JsonValue& Object::required(const char* key) {
+const JsonValue& Object::required(std::string_view key) {
   if (const JsonValue* v = optional(key)) return *v;
-  reader_.fail(value_, path_, std::string("field '") + key + "' is required");
+  reader_.fail(value_, path_, "field '" + std::string(key) + "' is required");
 }
 
 using Kind = JsonValue::Kind;

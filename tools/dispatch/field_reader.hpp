@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,9 +34,10 @@ class Object {
   Object(const Object&) = delete;
   Object& operator=(const Object&) = delete;
 
-  const JsonValue* optional(const char* key);
-  const JsonValue& required(const char* key);
-  void ignore(const char* key) { optional(key); }  // known to DxDispatch, no effect here
+  // Keys compare whole: a JSON key may hold "\u0000", which a C string would cut short.
+  const JsonValue* optional(std::string_view key);
+  const JsonValue& required(std::string_view key);
+  void ignore(std::string_view key) { optional(key); }  // known to DxDispatch, no effect here
   std::string path(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
   const std::string& path() const { return path_; }
   const JsonValue& value() const { return value_; }

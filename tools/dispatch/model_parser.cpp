@@ -260,7 +260,7 @@ std::vector<BindPoint> parseBindings(FieldReader& p, const JsonValue& v, const s
   std::vector<BindPoint> out;
   for (size_t i = 0; i < v.members.size(); ++i) {
     const std::string& name = v.members[i].first;
-    const JsonValue& value = *o.optional(name.c_str());
+    const JsonValue& value = *o.optional(name);
     if (&value != &v.members[i].second) continue;  // a duplicate: warned, the first counts
     BindPoint b;
     b.name = name;
