@@ -279,6 +279,16 @@ TEST_CASE("dispatch: wrong types and missing fields are named") {
        },
        "commands[0].bindings.OutputTensor: bind point 'OutputTensor' requires 1 resources, but 2 were bound"},
       {[](auto& m) { m["commands"][1]["verbose"] = 1; }, "commands[1].verbose: expected true or false, got 1"},
+      // A "\u0000" would end the name the system sees: another file than the one named.
+      {[](auto& m) {
+         m["resources"]["A"]["initialValues"] = {{"sourcePath", std::string("a.bin\0.x", 8)}};
+       },
+       "resources.A.initialValues.sourcePath: a file name cannot hold \\u0000"},
+      {[](auto& m) {
+         m["commands"].push_back(
+             {{"type", "writeFile"}, {"resource", "A"}, {"targetPath", std::string("a.bin\0.x", 8)}});
+       },
+       "commands[2].targetPath: a file name cannot hold \\u0000"},
       {[](auto& m) { m.erase("commands"); }, "expected an array field named 'commands'"},
       {[](auto& m) { m["resources"] = nlohmann::ordered_json::array(); }, "expected an object named 'resources'"},
   };

@@ -68,6 +68,13 @@ class FieldReader {
     if (v.kind != Kind::String) fail(v, path, std::string("expected a string, got ") + describe(v));
     return v.string;
   }
+  // A file's name: a string without "\u0000", which the system would take
+  // for the name's end (another file than the one named).
+  const std::string& fileName(const JsonValue& v, const std::string& path) const {
+    const std::string& name = string(v, path);
+    if (name.find('\0') != std::string::npos) fail(v, path, "a file name cannot hold \\u0000");
+    return name;
+  }
   uint64_t unsignedInteger(const JsonValue& v, const std::string& path, uint64_t max) const;
   uint32_t uint32(const JsonValue& v, const std::string& path) const {
     return static_cast<uint32_t>(unsignedInteger(v, path, UINT32_MAX));

@@ -117,7 +117,7 @@ void parseInitialValues(FieldReader& p, Resource& r, const JsonValue& v, const s
         r.init = s;
       }
     } else if (source) {
-      const std::string sourcePath = p.string(*source, o.path("sourcePath"));
+      const std::string sourcePath = p.fileName(*source, o.path("sourcePath"));
       std::string resolved;
       std::vector<uint8_t> bytes = readSourceFile(p, *source, o.path("sourcePath"), sourcePath, resolved);
       std::string extension = lower(std::filesystem::path(resolved).extension().string());
@@ -302,7 +302,7 @@ Command parseCommand(FieldReader& p, const JsonValue& v, const std::string& path
   } else if (type == "writefile") {
     WriteFileCommand w;
     w.resource = p.string(o.required("resource"), o.path("resource"));
-    w.targetPath = p.string(o.required("targetPath"), o.path("targetPath"));
+    w.targetPath = p.fileName(o.required("targetPath"), o.path("targetPath"));
     if (const JsonValue* dims = o.optional("dimensions")) w.dimensions = p.uint32Array(*dims, o.path("dimensions"));
     c.command = std::move(w);
   } else {
