@@ -162,6 +162,25 @@ TEST_CASE("diagonal_matrix1: wide rows, 4- and 8-byte elements, padded outer str
   }
 }
 
+TEST_CASE("diagonal_matrix1: rows of one element, padded (a CPU device fills elements, never the gaps)") {
+  // Found by the fuzzer: {227, 1} with strides {4, 1} collapses to one
+  // dimension of stride 4, which the CPU plan once filled as a run.
+  std::mt19937_64 rng(95);
+  for (auto type : {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_INT64}) {
+    for (const auto& [sizes, strides] : {std::pair<std::vector<uint32_t>, std::vector<uint32_t>>{{227, 1}, {4, 1}},
+                                         {{3, 300, 1}, {900, 3, 1}},
+                                         {{2, 64, 32}, {64 * 40, 40, 1}}}) {
+      CAPTURE(test::typeName(type));
+      CAPTURE(sizes[0]);
+      Tensor output(type, sizes, strides), input(type, sizes, strides);
+      output.randomize(rng);
+      input.randomize(rng);
+      check(nullptr, output, 0, 0, 1);
+      check(&input, output, 0, kMin, 1);
+    }
+  }
+}
+
 TEST_CASE("diagonal_matrix1: Begin and End across the whole INT32 range, inverted ranges included") {
   std::mt19937_64 rng(32);
   const int32_t edges[] = {kMin, kMin + 1, -1, 0, 1, kMax - 1, kMax};

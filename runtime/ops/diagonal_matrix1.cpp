@@ -75,9 +75,9 @@ struct DiagonalMatrix1Plan : OperatorPlan {
     if (input) {
       auto base = detail::planTransfer({boxOf(*input, output, 0, 1)}, es, device, options, defaults);
       if (base) layered.push_back(std::move(*base));
-    } else {
+    } else if (const CopyBox box = collapse(boxOf(output, output, 1, 1)); box.outputStrides[box.rank - 1] == 1) {
+      // (Rows of one element collapse to a strided dimension: no runs to fill.)
       Dispatch zeros = transferDispatch();
-      const CopyBox box = collapse(boxOf(output, output, 1, 1));
       forEachRow(box, [&](uint64_t at, uint64_t length) { addFill(zeros, at, length, 0); });
       layered.push_back(std::move(zeros));
     }
