@@ -181,6 +181,44 @@ TEST_CASE("diagonal_matrix1: rows of one element, padded (a CPU device fills ele
   }
 }
 
+TEST_CASE("diagonal_matrix1: random unit-stride rows of 4- and 8-byte elements (a CPU device's transfer plans)") {
+  // Rows contiguous and elements of 4 bytes (or 8 with equal halves): the
+  // shapes where a CPU device fills and copies instead of running the
+  // kernel, per row or in layers, over padded and broadcast outer strides
+  // and rows from 1 to 200 elements (1 in a quarter of the trials).
+  std::mt19937_64 rng(96);
+  const int32_t edges[] = {kMin, -3, -1, 0, 1, 2, 40, kMax};
+  auto rowStrides = [&](const std::vector<uint32_t>& sizes, bool broadcast) {
+    std::vector<uint32_t> strides(sizes.size());
+    uint64_t extent = 1;
+    for (size_t d = sizes.size(); d-- > 0;) {
+      const bool zero = broadcast && d + 1 < sizes.size() && test::uniform(rng, 0, 3) == 0;
+      strides[d] = zero ? 0 : static_cast<uint32_t>(extent);
+      // Padding after a dimension pads the next outer one's stride (rows too).
+      if (!zero) extent = extent * sizes[d] + test::uniform(rng, 0, 1) * test::uniform(rng, 1, 5);
+    }
+    return strides;
+  };
+  for (int trial = 0; trial < 64; ++trial) {
+    CAPTURE(trial);
+    const auto type = trial % 3 == 2 ? DML_TENSOR_DATA_TYPE_UINT64 : DML_TENSOR_DATA_TYPE_FLOAT32;
+    const uint32_t rank = test::uniform(rng, 2, 4);
+    std::vector<uint32_t> sizes(rank);
+    for (uint32_t d = 0; d < rank; ++d) sizes[d] = d + 2 < rank ? test::uniform(rng, 1, 3) : test::uniform(rng, 1, 200);
+    if (trial % 8 < 2) sizes[rank - 1] = 1;  // columns: rows of one element, with and without an input
+    Tensor output(type, sizes, rowStrides(sizes, false)), input(type, sizes, rowStrides(sizes, true));
+    output.randomize(rng);
+    input.randomize(rng);
+    const uint64_t half = rng() & 0xFFFFFFFFu;
+    int32_t begin = edges[test::uniform(rng, 0, 7)], end = edges[test::uniform(rng, 0, 7)];
+    if (sizes[rank - 1] == 1) {  // a narrow band: Value in a few rows, the rest the input or zeros
+      begin = -static_cast<int32_t>(test::uniform(rng, 0, 3));
+      end = begin + static_cast<int32_t>(test::uniform(rng, 1, 2));
+    }
+    check(trial % 2 ? &input : nullptr, output, half | half << 32, begin, end);
+  }
+}
+
 TEST_CASE("diagonal_matrix1: Begin and End across the whole INT32 range, inverted ranges included") {
   std::mt19937_64 rng(32);
   const int32_t edges[] = {kMin, kMin + 1, -1, 0, 1, kMax - 1, kMax};
