@@ -83,11 +83,13 @@ std::unique_ptr<Case> slice(std::string name, const std::vector<UINT>& inSizes, 
   return c;
 }
 
-// torch.triu(m, 1) (with an input) or an eye-like band (without) of a FLOAT32 stack.
-std::unique_ptr<Case> diagonal(UINT batch, UINT size, bool withInput) {
+// torch.triu(m, k) (with an input) or an eye-like band (without) of a FLOAT32 stack.
+std::unique_ptr<Case> diagonal(UINT batch, UINT size, bool withInput, INT k = 1) {
   auto c = std::make_unique<Case>();
   c->op = "diag";
-  c->name = withInput ? "triu(m, 1): zero-fill below the diagonal" : "eye: identity, no input";
+  c->name = !withInput ? "eye: identity, no input"
+            : k == 1   ? "triu(m, 1): zero-fill below the diagonal"
+                       : concat("triu(m, ", k, "): ", k > 0 ? "little of the input kept" : "little zero-filled");
   c->shape = concat(batch, "x", size, "x", size);
   c->dtype = "FLOAT32";
   TensorSpec& output = c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, {batch, size, size});
@@ -96,9 +98,10 @@ std::unique_ptr<Case> diagonal(UINT batch, UINT size, bool withInput) {
   c->outputs = {&output};
   DML_SCALAR_UNION value{};
   value.Float32 = withInput ? 0.0f : 1.0f;
-  // triu(m, 1) keeps x - y >= 1: zero-fill [INT32_MIN, 1). eye: Value on [0, 1).
-  auto& d = c->own(DML_DIAGONAL_MATRIX1_OPERATOR_DESC{
-      input ? &input->desc : nullptr, &output.desc, DML_TENSOR_DATA_TYPE_FLOAT32, value, withInput ? INT32_MIN : 0, 1});
+  // triu(m, k) keeps x - y >= k: zero-fill [INT32_MIN, k). eye: Value on [0, 1).
+  auto& d = c->own(DML_DIAGONAL_MATRIX1_OPERATOR_DESC{input ? &input->desc : nullptr, &output.desc,
+                                                      DML_TENSOR_DATA_TYPE_FLOAT32, value, withInput ? INT32_MIN : 0,
+                                                      withInput ? k : 1});
   c->desc = {DML_OPERATOR_DIAGONAL_MATRIX1, &d};
   c->bytesMoved = (withInput ? 2 : 1) * output.elements() * 4;
   return c;
@@ -254,6 +257,9 @@ void addDataMovementCases(Cases& cases, bool large) {
   cases.push_back(scatterRows(large ? 1u << 20 : 1u << 14, large ? 1u << 18 : 1u << 12, 256));
   cases.push_back(diagonal(large ? 16 : 1, large ? 4096 : 1024, true));
   cases.push_back(diagonal(large ? 16 : 1, large ? 4096 : 1024, false));
+  // Bands far from the diagonal: a CPU device copies the input whole first
+  // only where that saves more than it moves (README, the CPU plan).
+  for (INT k : {1000, -1000}) cases.push_back(diagonal(large ? 16 : 1, large ? 4096 : 1024, true, large ? 4 * k : k));
   cases.push_back(slice("flip dim 2", {n, c, 1024, 512}, {0, 0, 0, 0}, {n, c, 1024, 512}, {1, 1, -1, 1}));
 }
 

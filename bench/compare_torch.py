@@ -99,8 +99,9 @@ def torch_case(result):
         updates = torch.rand(updated, width, device=dev, dtype=f32)
         return lambda: x.clone().index_put_((index,), updates)
     if case.startswith("triu"):
+        k = int(re.match(r"triu\(m, (-?\d+)\)", case).group(1))
         m = torch.rand(dims(shape), device=dev, dtype=f32)
-        return lambda: torch.triu(m, 1)
+        return lambda: torch.triu(m, k)
     if case.startswith("eye"):
         batch, n, _ = dims(shape)
         out = torch.empty(batch, n, n, device=dev, dtype=f32)

@@ -651,7 +651,25 @@ TEST_CASE("copy plan: DiagonalMatrix1 on a CPU device: the input or zeros whole 
     CHECK(cpu[0].loopPasses == 0);
     CHECK(cpu[1].loopPasses == 0);
   }
-  SUBCASE("triu(m, 1) from an input of padded rows: runs per row, where layers take as many commands") {
+  SUBCASE("triu(m, 1000) of 64 x 1024: runs per row, where copying the input whole moves more than it saves") {
+    Desc wideIn(F32, {64, 1024}), wideOut(F32, {64, 1024});
+    diag.InputTensor = &wideIn.tensor;
+    diag.OutputTensor = &wideOut.tensor;
+    diag.DiagonalFillEnd = 1000;
+    const auto cpu = planFor(op, cpuDevice());
+    REQUIRE(cpu.size() == 1);
+    REQUIRE(cpu[0].transfers.size() == 1);
+    CHECK(cpu[0].transfers[0].regions.size() == 24);  // rows 0-23 keep x >= y + 1000
+    CHECK(cpu[0].fills.size() == 25);                 // then rows 24-63 are one fill of zeros
+  }
+  SUBCASE("a band outside the matrix: the rows, copied whole, merge into one region") {
+    diag.DiagonalFillEnd = -40;  // x - y >= -40 everywhere: nothing zero-filled
+    const auto cpu = planFor(op, cpuDevice());
+    REQUIRE(cpu.size() == 1);
+    CHECK(transfersOf(cpu[0]) == decltype(transfersOf(cpu[0])){{{0, 1}, {{0, 0, 384}}}});
+    CHECK(cpu[0].fills.empty());
+  }
+  SUBCASE("triu(m, 1) from an input of padded rows: runs per row, where layers copy more for as many commands") {
     Desc padded(F32, {3, 32}, {64, 1});
     diag.InputTensor = &padded.tensor;
     const auto cpu = planFor(op, cpuDevice());

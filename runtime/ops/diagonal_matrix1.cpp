@@ -44,13 +44,14 @@ struct DiagonalMatrix1Plan : OperatorPlan {
   // repeats 4 bytes, at offsets that are multiples of 4), and the commands
   // are few and long enough; otherwise nothing (the kernel). Each row is at
   // most three runs split at the band's limits, each wholly Value or wholly
-  // the input (or 0). Two shapes, whichever takes fewer commands (lavapipe
-  // pays for each region and fill about as much as for tens of KiB moved):
+  // the input (or 0). Two shapes, whichever costOf finds cheaper (lavapipe
+  // pays for each region and fill about as much as for KiB moved):
   // - per row, a fill of Value's bits, a region copied from the input or a
   //   fill of zeros for each run;
   // - layered: the input copied whole (or zeros filled), in as few regions as
   //   its layout allows, then, after a barrier, the fills of Value alone.
-  // Neighbouring fills of the same bits merge.
+  // Neighbouring fills of the same bits, and regions that continue each
+  // other in both tensors, merge.
   std::optional<std::vector<Dispatch>> planTransfer(const DeviceInfo& device, const CompileOptions& options,
                                                     const PlanDefaults& defaults) const {
     const uint32_t es = output.elementSize;
@@ -64,7 +65,7 @@ struct DiagonalMatrix1Plan : OperatorPlan {
       if (useValue)
         addFill(perRow[0], outputAt, length, params.value[0]);
       else if (input)
-        rowCopies.regions.push_back({inputAt * es, outputAt * es, length * es});
+        addRegion(rowCopies, inputAt, outputAt, length);
       else
         addFill(perRow[0], outputAt, length, 0);
     });
@@ -94,9 +95,26 @@ struct DiagonalMatrix1Plan : OperatorPlan {
     for (std::vector<Dispatch>* candidate : {&perRow, &layered}) {
       const uint64_t commands = commandsOf(*candidate);
       if (candidate->empty() || commands > kMaxTransferCommands || bytes < commands * kMinTransferRunBytes) continue;
-      if (!best || commands < commandsOf(*best)) best = *candidate;
+      if (!best || costOf(*candidate) < costOf(*best)) best = *candidate;
     }
     return best;
+  }
+
+  // What lavapipe takes to run `dispatches`, in bytes copied at its memcpy
+  // speed: each region costs about as much as 6.5 KB copied, each fill 2.3
+  // KB, a byte filled half a byte copied (fitted to the diag cases of
+  // bench/RESULTS.md, "DiagonalMatrix1 in layers"). Where the band keeps
+  // little of the input, copying it whole first costs more than the
+  // commands it saves.
+  static uint64_t costOf(const std::vector<Dispatch>& dispatches) {
+    constexpr uint64_t kRegion = 6500, kFill = 2300;
+    uint64_t cost = 0;
+    for (const Dispatch& d : dispatches) {
+      for (const auto& f : d.fills) cost += kFill + f.size / 2;
+      for (const auto& t : d.transfers)
+        for (const VkBufferCopy& r : t.regions) cost += kRegion + r.size;
+    }
+    return cost;
   }
 
   static Dispatch transferDispatch() {
@@ -111,6 +129,17 @@ struct DiagonalMatrix1Plan : OperatorPlan {
       for (const auto& t : d.transfers) n += t.regions.size();
     }
     return n;
+  }
+  // A region of `length` elements from element `from` of the input to
+  // element `to` of the output, merged into the last one where it continues it.
+  void addRegion(Dispatch::Transfer& t, uint64_t from, uint64_t to, uint64_t length) const {
+    const uint64_t es = output.elementSize;
+    if (!t.regions.empty()) {
+      VkBufferCopy& last = t.regions.back();
+      if (last.srcOffset + last.size == from * es && last.dstOffset + last.size == to * es)
+        return void(last.size += length * es);
+    }
+    t.regions.push_back({from * es, to * es, length * es});
   }
   // A fill of `length` elements at element `at` of the output (slot 1),
   // merged into the last fill where it continues it with the same bits.
