@@ -336,6 +336,15 @@ TEST_CASE("convolution_integer: few rows, tiles of 64 columns on 4 warps") {
               rng);
 }
 
+// Between 1024 and 4096 rows, where A is packed with each execution (the
+// packings ab and nhwc here), K splits across the grid in chunks of 4 steps
+// or more, the pack zeroing the output: 1156 rows in 10 tiles, 18 K steps
+// in 4 chunks.
+TEST_CASE("convolution_integer: K split where A is packed, up to 4096 rows") {
+  std::mt19937_64 rng(138);
+  runVariants({case2d({1, 64, 34, 34}, {40, 64, 3, 3}, 1, 1, 1, 1, 1)}, rng);
+}
+
 // The cooperative-matrix epilogue's 16-byte stores of 4 output pixels,
 // across rows where an image's rows lie back to back: 14 x 14 and 6 x 6
 // images (OW % 4 != 0, OH * OW % 4 == 0); 7 x 7 and 5 x 5 (49 and 25

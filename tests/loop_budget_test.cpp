@@ -173,6 +173,29 @@ TEST_CASE("loop_budget: convolutions of ordinary shapes take one GEMM dispatch")
   }
 }
 
+// Where A is packed with each execution and the GEMM has at most 4096 rows
+// over few tiles (batch 1's 3x3 64->64 56x56 layer: 25 tiles of 18 K
+// steps), K splits across the grid in chunks of 4 steps or more, zeroed by
+// the pack (no fill).
+TEST_CASE("convolution plan: K split where the pack zeroes the output") {
+  const vkdml::DeviceInfo device = fullDevice();
+  Convolution packed({1, 64, 56, 56}, {64, 64, 3, 3}, {1, 64, 56, 56}, 1);
+  packed.zeros[0] = packed.zeros[1] = 1;
+  const std::vector<Dispatch> dispatches = planWithinBudget(packed.desc(), device);
+  REQUIRE(dispatches.size() == 2);
+  CHECK(dispatches.front().kernel == Kernel::convolution_integer_pack_i32);
+  CHECK(splitsK(dispatches.back()));
+  CHECK(dispatches.back().groups[0] == 25);
+  CHECK(dispatches.back().groups[1] == 4);  // 18 steps in chunks of 5
+  // 16 K steps over gathered rows: the rule for wider layers, chunks of 16
+  // steps or more, so one dispatch over all of K.
+  Convolution gathered({1, 512, 56, 56}, {64, 512, 1, 1}, {1, 64, 56, 56}, 1);
+  const std::vector<Dispatch> whole = planWithinBudget(gathered.desc(), device);
+  REQUIRE(whole.size() == 1);
+  CHECK_FALSE(splitsK(whole.back()));
+  CHECK_FALSE(splitsK(whole.back()));
+}
+
 TEST_CASE("loop_budget: convolutions at the extremes") {
   SUBCASE("K = 2^31 (M = N = 1): chunks of K over dispatches") {
     Convolution conv({1, 1u << 31, 1, 1}, {1, 1u << 31, 1, 1}, {1, 1, 1, 1}, 1);

@@ -194,18 +194,33 @@ constexpr uint64_t kSplitMaxChunks = 36;
 // output channels (the plan's fourWarps).
 constexpr uint32_t kNarrowTilesMaxRows = 1024;
 constexpr uint64_t kSplitFewRowsMaxTiles = 64;
+// Up to kSplitPackedMaxRows rows, where A is packed with each execution
+// (the pack zeroes the output: the split costs no fill) and K is too short
+// for two chunks of kSplitWideMinSteps, K splits over up to
+// kSplitFewRowsMaxTiles tiles in chunks of kSplitPackedMinSteps or more: on
+// an H100 the batch-1 3x3 64->64 56x56 layer (25 tiles of 18 steps) ran
+// 0.87x the time in 4 chunks, 1.12x in 9 (bench/RESULTS.md). Where a fill
+// would run instead (the 8-step 1x1 layers of 3136 rows) split ran slower,
+// and so did a longer K in short chunks (batch 32's 1x1 2048->512 7x7
+// layer, 64 steps: 10 chunks 1.33x the time of 4).
+constexpr uint32_t kSplitPackedMaxRows = 4096;
+constexpr uint32_t kSplitPackedMinSteps = 4;
 // At most this many tiles of 8 warps (256 columns) take 4-warp tiles of
 // 128 instead (where K is not split): on the H100 (132 SMs) 4 warps ran
 // faster at 26 and 49 tiles over all of K, slower at 98 and more, and
 // slower where they make no more tiles (bench/RESULTS.md).
 constexpr uint64_t kFewTilesMax = 64;
 uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output,
-                            uint32_t rows) {
+                            uint32_t rows, bool packsA) {
   const bool fewRows = rows <= kNarrowTilesMaxRows;
-  if (split.chunks != 1 || split.groups[1] != 1 || tiles > (fewRows ? kSplitFewRowsMaxTiles : kSplitWideMaxTiles) ||
-      steps < kSplitMinTotalSteps || output.footprintElements != output.elementCount || output.offsetAlignment % 4 != 0)
+  const bool packedRows = !fewRows && rows <= kSplitPackedMaxRows && packsA && steps < 2 * kSplitWideMinSteps;
+  if (split.chunks != 1 || split.groups[1] != 1 ||
+      tiles > (fewRows || packedRows ? kSplitFewRowsMaxTiles : kSplitWideMaxTiles) || steps < kSplitMinTotalSteps ||
+      output.footprintElements != output.elementCount || output.offsetAlignment % 4 != 0)
     return 0;
-  const uint64_t minSteps = tiles <= kSplitMaxTiles || fewRows ? kSplitMinSteps : kSplitWideMinSteps;
+  const uint64_t minSteps = tiles <= kSplitMaxTiles || fewRows ? kSplitMinSteps
+                            : packedRows                       ? kSplitPackedMinSteps
+                                                               : kSplitWideMinSteps;
   const uint64_t chunks = std::min({(kSplitTargetGroups + tiles - 1) / tiles, steps / minSteps, kSplitMaxChunks});
   if (chunks < 2) return 0;
   return static_cast<uint32_t>((steps + chunks - 1) / chunks);
@@ -561,12 +576,12 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     auto gridWorkgroups = [&](uint64_t tiles, uint32_t warpCount, uint32_t columns) {
       const uint32_t steps = parallelChunkSteps(
           splitGemm(coopmatLoops(columns, warpCount, emulated, packing, prefetch), tiles, kTiles, device), tiles,
-          kTiles, output, p.M);
+          kTiles, output, p.M, packA);
       return tiles * (steps == 0 ? 1 : (kTiles + steps - 1) / steps);
     };
     const bool eightSplit =
         parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, packing, prefetch), p.tiles, kTiles, device),
-                           p.tiles, kTiles, output, p.M) != 0;
+                           p.tiles, kTiles, output, p.M, packA) != 0;
     bool fourWarps = ((p.tiles <= kFewTilesMax && bn == 256) || narrow) && !eightSplit;
     uint32_t fourWarpColumns = narrow ? 64 : 128;
     // Few rows (batch 1): tiles of 64 columns on 4 warps wherever they make
@@ -606,7 +621,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // The GEMM's dispatches: K split across the grid after the output is
     // zeroed (by a fill, or by the pack before it: zeroedByPack), else as
     // splitGemm says.
-    const uint32_t chunkSteps = parallelChunkSteps(split, p.tiles, kTiles, output, p.M);
+    const uint32_t chunkSteps = parallelChunkSteps(split, p.tiles, kTiles, output, p.M, packA);
     auto gemm = [&](Dispatch g, bool zeroedByPack) {
       if (chunkSteps == 0) return chunkDispatches(g, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, true);
       ConvParams chunk = p;
