@@ -196,6 +196,29 @@ TEST_CASE("convolution plan: K split where the pack zeroes the output") {
   CHECK_FALSE(splitsK(whole.back()));
 }
 
+// Without cooperative matrices, Auto takes the dot-product kernel where the
+// device calls its dot products accelerated, or is a CPU (lavapipe's are
+// not accelerated, and still beat the portable kernel there); else the
+// portable kernel.
+TEST_CASE("convolution plan: Auto's path without cooperative matrices") {
+  Convolution conv({1, 64, 28, 28}, {64, 64, 3, 3}, {1, 64, 28, 28}, 1);
+  conv.zeros[0] = conv.zeros[1] = 1;
+  auto kernel = [&](const vkdml::DeviceInfo& device) {
+    return std::string(kernelName(planWithinBudget(conv.desc(), device).back().kernel));
+  };
+  vkdml::DeviceInfo gpu = fullDevice();
+  gpu.cooperativeMatrixNV = gpu.cooperativeMatrixInt8 = false;
+  gpu.type = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  CHECK(kernel(gpu).find("_dot") != std::string::npos);
+  gpu.integerDotProduct4x8BitPackedAccelerated = false;
+  CHECK(kernel(gpu) == "convolution_integer_xu8_wi8_i32");
+  vkdml::DeviceInfo cpu = gpu;
+  cpu.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  CHECK(kernel(cpu).find("_dot") != std::string::npos);
+  cpu.integerDotProduct = false;
+  CHECK(kernel(cpu) == "convolution_integer_xu8_wi8_i32");
+}
+
 TEST_CASE("loop_budget: convolutions at the extremes") {
   SUBCASE("K = 2^31 (M = N = 1): chunks of K over dispatches") {
     Convolution conv({1, 1u << 31, 1, 1}, {1, 1u << 31, 1, 1}, {1, 1, 1, 1}, 1);
