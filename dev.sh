@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # A thin layer over the CMake presets (CMakePresets.json).
 #   ./dev.sh run [bench args]   install missing Debian packages, build, run the benchmarks
-#   ./dev.sh test               build and run the whole test suite (ctest)
+#   ./dev.sh test [--large]     build and run the test suite (ctest); the cases named
+#                               "[large]" (big tensors, minutes on lavapipe) only with --large
 #   ./dev.sh asan               the test suite under AddressSanitizer + UBSan
 #   ./dev.sh tsan               the thread tests under ThreadSanitizer
-#   ./dev.sh subgroups          the test suite on lavapipe with subgroups of 1, 4 and 16 lanes
+#   ./dev.sh subgroups          the whole test suite on lavapipe with subgroups of 1, 4 and 16 lanes
 #   ./dev.sh fuzz [seconds]     the descriptor fuzzer on a copy of fuzz/corpus (default 3600 s),
 #                               then the model fuzzer (vkdml-dispatch's reader) a third as long
 #   ./dev.sh fuzz FILE...       run those inputs once through the descriptor fuzzer
@@ -82,7 +83,11 @@ case "$command" in
   deps) deps ;;
   build) build ;;
   run) deps; build; build/bench/vkdml_bench "$@" ;;
-  test) build; ctest --preset default ;;
+  test)
+    preset=default
+    [ "${1:-}" = --large ] && preset=all
+    build
+    ctest --preset "$preset" ;;
   asan)
     cmake --preset asan >/dev/null
     cmake --build --preset asan -j "$JOBS"
@@ -92,7 +97,7 @@ case "$command" in
     build
     for width in 32 128 512; do
       echo "== LP_NATIVE_VECTOR_WIDTH=$width: subgroups of $((width / 32)) lanes"
-      LP_NATIVE_VECTOR_WIDTH=$width ctest --preset default
+      LP_NATIVE_VECTOR_WIDTH=$width ctest --preset all
     done ;;
   tsan)
     cmake --preset tsan >/dev/null

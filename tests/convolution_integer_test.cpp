@@ -312,7 +312,7 @@ TEST_CASE("convolution_integer: groups of 32 channels and more") {
 // comes packed: 8 warps for 70 tiles, 4 warps (tiles 128 wide) for 20 and
 // (64 wide, for 40 channels) for 35, and K split across the grid for 12
 // tiles of 36 K steps.
-TEST_CASE("convolution_integer: tile bands, 4 and 8 warps, K split over 12 tiles") {
+TEST_CASE("convolution_integer: tile bands, 4 and 8 warps, K split over 12 tiles [large]") {
   std::mt19937_64 rng(134);
   runVariants(
       {case2d({1, 32, 66, 66}, {300, 32, 1, 1}, 1, 1, 0, 0, 1), case2d({1, 32, 34, 34}, {300, 32, 1, 1}, 1, 1, 0, 0, 1),
@@ -389,7 +389,7 @@ TEST_CASE("convolution_integer: 1x1 input quads across rows") {
       rng);
 }
 
-TEST_CASE("convolution_integer: a short K over 2048 tiles of rows") {
+TEST_CASE("convolution_integer: a short K over 2048 tiles of rows [large]") {
   // The pack writes such an im2col matrix a row per item (VKDML_PACK_A_ROWS,
   // the stem at batch 32) where both operands are packed, and the GEMM
   // loads it 3 K steps ahead: 4 steps (K = 99) go once round its ring.
@@ -527,7 +527,7 @@ TEST_CASE("convolution_integer: sums past 2^31 wrap in two's complement") {
   CHECK(output.get(1) == 0);
 }
 
-TEST_CASE("convolution_integer: deep reductions, K up to 2^20") {
+TEST_CASE("convolution_integer: deep reductions, K up to 2^20 [large]") {
   // Lavapipe stops any shader loop after 65535 passes, so deep K runs as
   // several dispatches over chunks of it, each adding to the output: their
   // sum, zero-point terms included, must match one pass over all of K.
