@@ -197,12 +197,10 @@ constexpr uint64_t kSplitFewRowsMaxTiles = 64;
 // Up to kSplitPackedMaxRows rows, where A is packed with each execution
 // (the pack zeroes the output: the split costs no fill) and K is too short
 // for two chunks of kSplitWideMinSteps, K splits over up to
-// kSplitFewRowsMaxTiles tiles in chunks of kSplitPackedMinSteps or more: on
-// an H100 the batch-1 3x3 64->64 56x56 layer (25 tiles of 18 steps) ran
-// 0.87x the time in 4 chunks, 1.12x in 9 (bench/RESULTS.md). Where a fill
-// would run instead (the 8-step 1x1 layers of 3136 rows) split ran slower,
-// and so did a longer K in short chunks (batch 32's 1x1 2048->512 7x7
-// layer, 64 steps: 10 chunks 1.33x the time of 4).
+// kSplitFewRowsMaxTiles tiles in chunks of kSplitPackedMinSteps or more:
+// faster for batch 1's 3x3 64->64 56x56 layer on an H100; slower in chunks
+// of 2, where a fill would run instead, and for a longer K in short chunks
+// (bench/results/h100_split_packed_rows.md).
 constexpr uint32_t kSplitPackedMaxRows = 4096;
 constexpr uint32_t kSplitPackedMinSteps = 4;
 // At most this many tiles of 8 warps (256 columns) take 4-warp tiles of
@@ -310,10 +308,9 @@ std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
 // stem), and at least kCoopmatMinRows output pixels (a tile holds 128: at
 // batch 1, ResNet-50's 7x7 layers, 49 rows, still ran faster on them than
 // through dot products); otherwise the packed dot products, where the
-// device says they are accelerated or is a CPU (lavapipe, whose dot
-// products are not "accelerated": the dot kernel still ran 24 of the 26
-// benchmark convolutions faster than the portable one, ResNet-50 at batch
-// 1 in 0.69x the time).
+// device says they are accelerated or is a CPU (lavapipe does not call
+// its dot products accelerated, yet the dot kernel ran faster there:
+// bench/results/lavapipe_16core_ort.md).
 constexpr uint32_t kCoopmatMinRows = 48;
 
 ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& defaults, const DeviceInfo& device,
