@@ -25,6 +25,10 @@ layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer Mas
 
 void main() {
   CopyParams p = CopyParams(pc.paramsAddress);
+  // Checked here, not when recorded: the table may be rebound before a
+  // recorded command buffer runs again.
+  if (p.skipWhenAliased != 0 && tensorAddress(p.segments[0].inputSlot) == tensorAddress(p.segments[0].outputSlot))
+    return;
   // Counts are below 2^32 (DirectML's element limit), so the loops run in 32
   // bits: 64-bit loop counters are many times slower on some drivers
   // (lavapipe) and cost registers everywhere.

@@ -9,33 +9,10 @@
 
 namespace {
 
-// Expects `call` to fail with InvalidArgument whose field or message names `what`.
-template <typename F>
-void expectRejected(F&& call, const std::string& what) {
-  try {
-    call();
-    FAIL("expected a rejection naming " << what);
-  } catch (const vkdml::Error& e) {
-    INFO(std::string(e.what()));
-    CHECK(e.code() == vkdml::ErrorCode::InvalidArgument);
-    CHECK((e.field().find(what) != std::string::npos || std::string(e.what()).find(what) != std::string::npos));
-  }
-}
-
 std::vector<uint8_t> download(const vkdml::Buffer& b, uint64_t offset, uint64_t bytes) {
   std::vector<uint8_t> out(bytes);
   b.download(out.data(), bytes, offset);
   return out;
-}
-
-// A buffer holding each of `op`'s inputs.
-std::vector<vkdml::Buffer> uploadInputs(vkdml::Device& d, const test::SmallOperator& op) {
-  std::vector<vkdml::Buffer> inputs;
-  for (const auto& t : op.inputs) {
-    inputs.push_back(d.createBuffer(t.bytes.size()));
-    inputs.back().upload(t.bytes.data(), t.bytes.size());
-  }
-  return inputs;
 }
 
 }  // namespace
@@ -61,7 +38,7 @@ TEST_CASE("binding: a caller's temporary resource: garbage, rebinding, checks, l
   vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator(op->desc), test::compileOptions());
   const uint64_t size = compiled.bindingProperties().temporaryResourceSize;
   REQUIRE(size > 0);
-  std::vector<vkdml::Buffer> inputs = uploadInputs(d, *op);
+  std::vector<vkdml::Buffer> inputs = test::uploadInputs(d, *op);
   vkdml::Buffer output = d.createBuffer(op->output.bytes.size());
   vkdml::BindingTable table = compiled.createBindingTable();
   table.bindInputs(op->inputBindings(inputs));
@@ -88,14 +65,14 @@ TEST_CASE("binding: a caller's temporary resource: garbage, rebinding, checks, l
   }
   SUBCASE("every rule, each rejected call leaving the table as it was") {
     table.bindTemporary({&scratch, 256, size});
-    expectRejected([&] { table.bindTemporary({&scratch, 16, size}); }, "temporary resource.Offset");
-    expectRejected([&] { table.bindTemporary({&scratch, 256, size - 4}); }, "temporary resource.SizeInBytes");
-    expectRejected([&] { table.bindTemporary({&scratch, 512 + sizeRounded, size + 256}); }, "exceeds the buffer");
-    expectRejected([&] { table.bindTemporary({&scratch, ~uint64_t(255), size}); }, "exceeds the buffer");
-    expectRejected([&] { table.bindTemporary({&inputs[0], 0, inputs[0].size()}); }, "overlap");
-    expectRejected([&] { table.bindTemporary({&output, 0, size}); }, "overlap");
+    test::expectRejected([&] { table.bindTemporary({&scratch, 16, size}); }, "temporary resource.Offset");
+    test::expectRejected([&] { table.bindTemporary({&scratch, 256, size - 4}); }, "temporary resource.SizeInBytes");
+    test::expectRejected([&] { table.bindTemporary({&scratch, 512 + sizeRounded, size + 256}); }, "exceeds the buffer");
+    test::expectRejected([&] { table.bindTemporary({&scratch, ~uint64_t(255), size}); }, "exceeds the buffer");
+    test::expectRejected([&] { table.bindTemporary({&inputs[0], 0, inputs[0].size()}); }, "overlap");
+    test::expectRejected([&] { table.bindTemporary({&output, 0, size}); }, "overlap");
     // A tensor bound over the temporary resource is rejected too.
-    expectRejected([&] { table.bindOutputs({{&scratch, 256, output.size()}}); }, "overlap");
+    test::expectRejected([&] { table.bindOutputs({{&scratch, 256, output.size()}}); }, "overlap");
     scratch.fill(0xFFFFFFFFu, scratch.size());
     run();
   }
@@ -124,7 +101,7 @@ TEST_CASE("binding: an owned filter: the initializer, its table and its errors")
   vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator(op->desc), test::compileOptions());
   const vkdml::BindingProperties props = compiled.bindingProperties();
   CHECK(props.persistentResourceSize >= op->inputs[1].bytes.size());
-  std::vector<vkdml::Buffer> inputs = uploadInputs(d, *op);
+  std::vector<vkdml::Buffer> inputs = test::uploadInputs(d, *op);
   vkdml::Buffer output = d.createBuffer(op->output.bytes.size());
   auto check = [&] { CHECK(download(output, 0, output.size()) == op->expected.bytes); };
 
@@ -132,7 +109,7 @@ TEST_CASE("binding: an owned filter: the initializer, its table and its errors")
     vkdml::BindingTable table = compiled.createBindingTable();
     table.bindInputs(op->inputBindings(inputs));
     table.bindOutputs({{&output, 0, output.size()}});
-    expectRejected([&] { d.execute(compiled, table); }, "not initialized");
+    test::expectRejected([&] { d.execute(compiled, table); }, "not initialized");
     d.initialize(compiled, table);
     inputs[1].fill(0x7F7F7F7Fu, inputs[1].size() & ~uint64_t(3));  // executions read the copy
     d.execute(compiled, table);
@@ -141,24 +118,24 @@ TEST_CASE("binding: an owned filter: the initializer, its table and its errors")
   SUBCASE("DirectML's way: an initializer table, then execution tables binding no filter") {
     vkdml::Buffer persistent = d.createBuffer(props.persistentResourceSize + 256);
     vkdml::BindingTable init = compiled.createBindingTable();
-    expectRejected([&] { d.initialize(compiled, init); }, "FilterTensor");
+    test::expectRejected([&] { d.initialize(compiled, init); }, "FilterTensor");
     init.bindInputs({{}, {}, {&inputs[1], 0, inputs[1].size()}, {}});
-    expectRejected(
+    test::expectRejected(
         [&] {
           init.bindPersistent({&persistent, 128, props.persistentResourceSize});
         },
         "persistent resource.Offset");
-    expectRejected(
+    test::expectRejected(
         [&] {
           init.bindPersistent({&persistent, 256, props.persistentResourceSize - 4});
         },
         "persistent resource.SizeInBytes");
-    expectRejected([&] { init.bindPersistent({&inputs[1], 0, props.persistentResourceSize}); }, "overlap");
+    test::expectRejected([&] { init.bindPersistent({&inputs[1], 0, props.persistentResourceSize}); }, "overlap");
     init.bindPersistent({&persistent, 256, props.persistentResourceSize});
     d.initialize(compiled, init);
     inputs[1] = vkdml::Buffer();  // the filter is not needed any more
     vkdml::BindingTable table = compiled.createBindingTable();
-    expectRejected([&] { table.bindTemporary({&persistent, 256, 256}); }, "temporary resource");
+    test::expectRejected([&] { table.bindTemporary({&persistent, 256, 256}); }, "temporary resource");
     table.bindInputs({{&inputs[0], 0, op->inputs[0].bytes.size()}, {}, {}, {}});
     table.bindOutputs({{&output, 0, output.size()}});
     table.bindPersistent({&persistent, 256, props.persistentResourceSize});
@@ -169,7 +146,7 @@ TEST_CASE("binding: an owned filter: the initializer, its table and its errors")
     missing.bindInputs({{}, {}, {}, {}});
     missing.bindOutputs({{&output, 0, output.size()}});
     missing.bindPersistent({&persistent, 256, props.persistentResourceSize});
-    expectRejected([&] { d.execute(compiled, missing); }, "InputTensor");
+    test::expectRejected([&] { d.execute(compiled, missing); }, "InputTensor");
   }
 }
 
@@ -178,7 +155,7 @@ namespace {
 // it and checks the output.
 void bindAndRun(vkdml::Device& d, const vkdml::CompiledOperator& compiled, vkdml::BindingTable& table,
                 test::SmallOperator& op, std::vector<vkdml::Buffer>& keep) {
-  std::vector<vkdml::Buffer> inputs = uploadInputs(d, op);
+  std::vector<vkdml::Buffer> inputs = test::uploadInputs(d, op);
   vkdml::Buffer output = d.createBuffer(op.output.bytes.size());
   table.bindInputs(op.inputBindings(inputs));
   table.bindOutputs({{&output, 0, output.size()}});
@@ -202,11 +179,11 @@ TEST_CASE("binding: reset: the same operator, others of other slot counts, a fre
   vkdml::BindingTable table = joinOp.createBindingTable();
   bindAndRun(d, joinOp, table, *join, keep);
   table.reset(joinOp);  // as fresh: nothing bound
-  expectRejected([&] { d.execute(joinOp, table); }, "bindInputs");
+  test::expectRejected([&] { d.execute(joinOp, table); }, "bindInputs");
   bindAndRun(d, joinOp, table, *join, keep);
   table.reset(sliceOp);  // fewer slots
-  expectRejected([&] { d.execute(joinOp, table); }, "another compiled operator");
-  expectRejected([&] { d.execute(sliceOp, table); }, "bindInputs");
+  test::expectRejected([&] { d.execute(joinOp, table); }, "another compiled operator");
+  test::expectRejected([&] { d.execute(sliceOp, table); }, "bindInputs");
   bindAndRun(d, sliceOp, table, *slice, keep);
   table.reset(scatterOp);  // more slots than the table was created with, and scratch
   bindAndRun(d, scatterOp, table, *scatter, keep);
@@ -219,13 +196,13 @@ TEST_CASE("binding: reset: errors leave the table as it was") {
   auto join = test::smallJoin();
   vkdml::CompiledOperator joinOp = d.compileOperator(d.createOperator(join->desc), test::compileOptions());
   vkdml::BindingTable empty;
-  expectRejected([&] { empty.reset(joinOp); }, "empty");
+  test::expectRejected([&] { empty.reset(joinOp); }, "empty");
   std::vector<vkdml::Buffer> keep;
   vkdml::BindingTable table = joinOp.createBindingTable();
-  expectRejected([&] { table.reset(vkdml::CompiledOperator()); }, "empty");
+  test::expectRejected([&] { table.reset(vkdml::CompiledOperator()); }, "empty");
   auto second = vkdml::Device::create();
   vkdml::CompiledOperator elsewhere = second->compileOperator(second->createOperator(join->desc));
-  expectRejected([&] { table.reset(elsewhere); }, "another device");
+  test::expectRejected([&] { table.reset(elsewhere); }, "another device");
   bindAndRun(d, joinOp, table, *join, keep);
 }
 
@@ -237,7 +214,7 @@ TEST_CASE("binding: reset: the table's own persistent resource is initialized ag
   auto other = test::smallConvolution(8, 2);
   other->inputs[1].buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
   vkdml::CompiledOperator otherCompiled = d.compileOperator(d.createOperator(other->desc), test::compileOptions());
-  std::vector<vkdml::Buffer> inputs = uploadInputs(d, *op);
+  std::vector<vkdml::Buffer> inputs = test::uploadInputs(d, *op);
   vkdml::Buffer output = d.createBuffer(op->output.bytes.size());
   vkdml::BindingTable table = compiled.createBindingTable();
   auto bind = [&] {
@@ -252,17 +229,17 @@ TEST_CASE("binding: reset: the table's own persistent resource is initialized ag
     table.reset(*target);
     if (target == &otherCompiled) {
       // Another filter: executing without initializing would read the old one.
-      std::vector<vkdml::Buffer> otherInputs = uploadInputs(d, *other);
+      std::vector<vkdml::Buffer> otherInputs = test::uploadInputs(d, *other);
       vkdml::Buffer otherOutput = d.createBuffer(other->output.bytes.size());
       table.bindInputs(other->inputBindings(otherInputs));
       table.bindOutputs({{&otherOutput, 0, otherOutput.size()}});
-      expectRejected([&] { d.execute(otherCompiled, table); }, "not initialized");
+      test::expectRejected([&] { d.execute(otherCompiled, table); }, "not initialized");
       d.initialize(otherCompiled, table);
       d.execute(otherCompiled, table);
       CHECK(download(otherOutput, 0, otherOutput.size()) == other->expected.bytes);
     } else {
       bind();
-      expectRejected([&] { d.execute(compiled, table); }, "not initialized");
+      test::expectRejected([&] { d.execute(compiled, table); }, "not initialized");
       d.initialize(compiled, table);
       d.execute(compiled, table);
       CHECK(download(output, 0, output.size()) == op->expected.bytes);

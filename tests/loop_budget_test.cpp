@@ -100,7 +100,7 @@ std::vector<std::pair<vkdml::DeviceInfo, vkdml::ConvolutionPath>> convolutionTar
 size_t gemmDispatches(const std::vector<Dispatch>& dispatches) {
   size_t n = 0;
   for (const Dispatch& d : dispatches)
-    n += d.isTransfer() || d.kernel == Kernel::convolution_integer_pack_i32 ||
+    n += d.isTransfer() || d.kernel == Kernel::fill || d.kernel == Kernel::convolution_integer_pack_i32 ||
                  d.kernel == Kernel::convolution_integer_pack_i64
              ? 0
              : 1;

@@ -125,13 +125,18 @@ std::vector<std::unique_ptr<SmallOperator>> oneOfEach() {
   return all;
 }
 
+std::vector<vkdml::Buffer> uploadInputs(vkdml::Device& device, const SmallOperator& op) {
+  std::vector<vkdml::Buffer> inputs;
+  for (const auto& t : op.inputs) {
+    inputs.push_back(device.createBuffer(t.bytes.size()));
+    inputs.back().upload(t.bytes.data(), t.bytes.size());
+  }
+  return inputs;
+}
+
 std::string runSmall(vkdml::Device& device, const vkdml::CompiledOperator& compiled, SmallOperator& op) {
   try {
-    std::vector<vkdml::Buffer> inputs;
-    for (auto& t : op.inputs) {
-      inputs.push_back(device.createBuffer(t.bytes.size()));
-      inputs.back().upload(t.bytes.data(), t.bytes.size());
-    }
+    std::vector<vkdml::Buffer> inputs = uploadInputs(device, op);
     vkdml::Buffer output = device.createBuffer(op.output.bytes.size());
     output.fill(0xA5A5A5A5u, output.size() & ~uint64_t(3));
     vkdml::BindingTable table = compiled.createBindingTable();

@@ -49,6 +49,9 @@ std::unique_ptr<SmallOperator> smallConvolution(uint32_t outputChannels, uint32_
 // One of each.
 std::vector<std::unique_ptr<SmallOperator>> oneOfEach();
 
+// A buffer holding each of `op`'s inputs.
+std::vector<vkdml::Buffer> uploadInputs(vkdml::Device& device, const SmallOperator& op);
+
 // Runs `compiled` (compiled from `op`) on `device` through a binding table of
 // its own and compares the output with `op.expected`. Returns what went
 // wrong, or nothing; never asserts (it runs on any thread).

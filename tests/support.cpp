@@ -3,6 +3,7 @@
 #include <dirent.h>
 
 #include "json.hpp"
+#include "recorded.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -273,7 +274,7 @@ void checkConvolutionPath(const vkdml::Operator& op, const vkdml::CompiledOperat
   const bool packedOnce = !initializer.empty() && initializer.front().rfind("convolution_integer_pack", 0) == 0;
   CHECK(has("_packed") == (packs || packedOnce));
   const size_t gemms = packs ? 1 : 0;
-  const bool zeroes = kernels.size() > gemms + 1 && kernels[gemms] == "vkCmdFillBuffer";
+  const bool zeroes = kernels.size() > gemms + 1 && kernels[gemms] == "fill";
   if (zeroes) CHECK((has("coopmat") && kernels.size() == gemms + 2 && !packs));
   for (size_t i = gemms + (zeroes ? 1 : 0); i < kernels.size(); ++i) CHECK(kernels[i] == kernel);
   const char* packing = std::getenv("VKDML_CONVOLUTION_PACKING");
@@ -336,12 +337,22 @@ void run(const DML_OPERATOR_DESC& desc, const std::vector<Tensor*>& inputs, cons
     placedInputs[i].buffer.fill(0x5A5A5A5Au, placedInputs[i].size & ~uint64_t(3), placedInputs[i].offset);
     inputBindings[i] = {};
   }
-  vkdml::BindingTable table = compiled.createBindingTable();
-  table.bindInputs(inputBindings);
-  table.bindOutputs(outputBindings);
-  if (temporary) table.bindTemporary({&temporary->buffer, temporary->offset, temporary->size});
-  if (persistent) table.bindPersistent({&persistent->buffer, persistent->offset, persistent->size});
-  d.execute(compiled, table);
+  // Every third run records the execution once with other bindings and
+  // submits it again after rebinding (DirectML's binding model).
+  Bindings bindings{inputBindings, outputBindings, std::nullopt, std::nullopt};
+  if (temporary) bindings.temporary = vkdml::BufferBinding{&temporary->buffer, temporary->offset, temporary->size};
+  if (persistent) bindings.persistent = vkdml::BufferBinding{&persistent->buffer, persistent->offset, persistent->size};
+  static size_t rebindRuns = 0;
+  if (++rebindRuns % 3 == 0) {
+    executeAfterRebinding(d, compiled, bindings);
+  } else {
+    vkdml::BindingTable table = compiled.createBindingTable();
+    table.bindInputs(inputBindings);
+    table.bindOutputs(outputBindings);
+    if (temporary) table.bindTemporary(*bindings.temporary);
+    if (persistent) table.bindPersistent(*bindings.persistent);
+    d.execute(compiled, table);
+  }
   if (temporary) checkGuards(*temporary, "the temporary resource");
   if (persistent) checkGuards(*persistent, "the persistent resource");
 

@@ -111,6 +111,19 @@ void run(const DML_OPERATOR_DESC& desc, const std::vector<Tensor*>& inputs, cons
 void expectInvalid(const DML_OPERATOR_DESC& desc, const std::string& field,
                    const std::vector<std::string>& mentions = {});
 
+// Expects `call` to fail with InvalidArgument whose field or message names `what`.
+template <typename F>
+void expectRejected(F&& call, const std::string& what) {
+  try {
+    call();
+    FAIL("expected a rejection naming " << what);
+  } catch (const vkdml::Error& e) {
+    INFO(std::string(e.what()));
+    CHECK(e.code() == vkdml::ErrorCode::InvalidArgument);
+    CHECK((e.field().find(what) != std::string::npos || std::string(e.what()).find(what) != std::string::npos));
+  }
+}
+
 // Compares the elements (logical order) of two tensors bit for bit; reports
 // the first mismatches.
 void expectSameElements(const Tensor& actual, const Tensor& expected);

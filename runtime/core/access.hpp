@@ -12,6 +12,7 @@ namespace detail {
 struct Access {
   static Buffer::Impl* impl(const Buffer& buffer) { return buffer.impl_.get(); }
   static const std::shared_ptr<Buffer::Impl>& sharedImpl(const Buffer& buffer) { return buffer.impl_; }
+  static Buffer wrap(std::shared_ptr<Buffer::Impl> impl) { return Buffer(std::move(impl)); }
   static Device::Impl& impl(const Device& device) { return *device.impl_; }
   static const OperatorPlan& plan(const Operator& op) { return *op.plan_; }
 };

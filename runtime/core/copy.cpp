@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 namespace vkdml {
@@ -196,6 +197,27 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
   d.params = bytesOf(header);
   for (const auto& s : segments) appendBytes(d.params, s);
   return d;
+}
+
+Dispatch planContiguousCopy(uint32_t inputSlot, uint32_t outputSlot, uint64_t outputOffsetBytes,
+                            const TensorInfo& tensor) {
+  if (tensor.footprintElements > UINT32_MAX || outputOffsetBytes % tensor.elementSize)
+    throw Error(ErrorCode::Internal, "copy", "elements",
+                concat("contiguous copy of ", tensor.footprintElements, " elements of ", tensor.elementSize,
+                       " bytes to offset ", outputOffsetBytes));
+  CopyBox box;
+  box.rank = 1;
+  box.sizes[0] = static_cast<uint32_t>(tensor.footprintElements);
+  box.inputStrides[0] = box.outputStrides[0] = 1;
+  box.outputOffset = outputOffsetBytes / tensor.elementSize;
+  box.inputSlot = inputSlot;
+  box.outputSlot = outputSlot;
+  return planCopy({box}, tensor.elementSize, box.outputOffset + tensor.footprintElements, tensor.offsetAlignment);
+}
+
+void skipCopyWhenAliased(Dispatch& copy) {
+  const uint32_t one = 1;
+  std::memcpy(copy.params.data() + offsetof(CopyParams, skipWhenAliased), &one, sizeof one);
 }
 
 CopyPath copyPathFromEnvironment() {

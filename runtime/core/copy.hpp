@@ -43,6 +43,19 @@ CopyBox collapse(const CopyBox& box);
 Dispatch planCopy(const std::vector<CopyBox>& boxes, uint32_t elementSize, uint64_t largestFootprint,
                   uint32_t baseAlignment);
 
+// One dispatch copying the footprint of `tensor` (bound at `inputSlot`) to
+// `outputSlot` from byte `outputOffsetBytes` (a multiple of the element size
+// and of 16 where the copy may take vectors): the initializer's copy of an
+// owned input into the persistent resource.
+Dispatch planContiguousCopy(uint32_t inputSlot, uint32_t outputSlot, uint64_t outputOffsetBytes,
+                            const TensorInfo& tensor);
+
+// Makes a dispatch of planCopy with one box do nothing where, when it runs,
+// the box's input and output slots hold one address (an in-place execution:
+// checked by the kernel, so that a recorded command buffer follows a rebound
+// table).
+void skipCopyWhenAliased(Dispatch& copy);
+
 // On a CPU device (lavapipe), where every box's rows are contiguous runs in
 // both tensors, long enough and few enough: one transfer dispatch
 // (Dispatch::transfers, one region per row) instead of the kernel. There a

@@ -62,7 +62,8 @@ struct Dispatch {
   // kTemporarySlot: the largest such size among an operator's dispatches is
   // its BindingProperties::temporaryResourceSize. Its content is arbitrary
   // when the execution starts, unless some dispatch sets zeroScratch: then
-  // record() fills the whole temporary resource with zeros first.
+  // the compiled program opens with a fill kernel (core/fill.hpp) zeroing
+  // the whole temporary resource.
   uint64_t scratchBytes = 0;
   bool zeroScratch = false;
   // Part of the initializer (CompiledOperator::recordInitializer), not of
@@ -82,7 +83,9 @@ struct Dispatch {
   // Transfer, then one vkCmdFillBuffer per Fill (offsets and sizes multiples
   // of 4), all offsets relative to the slots' bound ranges and the bytes they
   // write disjoint. A CPU device moves contiguous runs this way far faster
-  // than through a kernel (copy.hpp).
+  // than through a kernel (copy.hpp). They name the buffers bound when they
+  // are recorded, so only Device::execute, which submits at once, records
+  // them; record() takes the kernel plan (CopyPath::Kernel) instead.
   struct Transfer {
     uint32_t sourceSlot = 0;
     uint32_t destinationSlot = 0;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "convolution_integer.hpp"
+#include "core/fill.hpp"
 #include "interface/convolution_integer.h"
 #include "operators.hpp"
 
@@ -636,10 +637,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       constants.FLAGS = chunk.flags;
       g.specialization = shader::specializationOf(constants);
       if (zeroedByPack) return std::vector<Dispatch>{g};
-      Dispatch zero;
-      zero.fills.push_back({kOutputSlot, 0, output.elementCount * 4, 0});
-      zero.loopPasses = 0;
-      return std::vector<Dispatch>{zero, g};
+      return std::vector<Dispatch>{planFill(kOutputSlot, 0, output.elementCount * 4, 0, device), g};
     };
     if (!packing) return gemm(d, false);
     // A filter flagged DML_TENSOR_FLAG_OWNED_BY_DML is packed once, by the

@@ -87,8 +87,10 @@ struct ScatterNdPlan : OperatorPlan {
         transfer ? *transfer
                  : planCopy({box}, output.elementSize, std::max(input.footprintElements, output.footprintElements),
                             std::min(input.offsetAlignment, output.offsetAlignment));
-    // In place the copy would copy each element onto itself: skip it.
+    // In place the copy would copy each element onto itself: skip it (the
+    // kernel checks when it runs; Device::execute skips it when recording).
     copy.skipWhenSlotsAlias = inPlace;
+    if (inPlace && !transfer) skipCopyWhenAliased(copy);
 
     ScatterParams p{};
     p.k = k;

@@ -67,7 +67,7 @@ void pointTable(BindingTable::Impl& t, const std::shared_ptr<const CompiledOpera
   t.persistent.reset();
   t.ownTemporary.reset();
   t.ownPersistent.reset();
-  t.ownPersistentInitialized = false;
+  t.initializerCommands = VK_NULL_HANDLE;
   std::memset(t.table->mapped, 0, bytes);
 }
 
@@ -75,7 +75,18 @@ std::optional<BoundRange> temporaryRange(BindingTable::Impl& t) {
   return resourceRange(t, t.temporary, t.ownTemporary, t.op->scratchBytes);
 }
 std::optional<BoundRange> persistentRange(BindingTable::Impl& t) {
-  return resourceRange(t, t.persistent, t.ownPersistent, t.op->persistentBytes);
+  const bool fresh = !t.persistent && !t.ownPersistent;
+  std::optional<BoundRange> range = resourceRange(t, t.persistent, t.ownPersistent, t.op->persistentBytes);
+  if (fresh && t.ownPersistent) ++t.epoch;  // a new own resource: nothing has initialized it
+  return range;
+}
+
+bool ownPersistentInitialized(const BindingTable::Impl& t, VkCommandBuffer cmd) {
+  if (!t.ownPersistent) return false;
+  if (cmd && cmd == t.initializerCommands && t.initializerEpoch == t.epoch) return true;
+  uint32_t done = 0;
+  if (t.marker) std::memcpy(&done, t.marker->mapped, sizeof done);
+  return done == t.epoch;
 }
 
 }  // namespace detail
@@ -89,7 +100,7 @@ BindingProperties CompiledOperator::bindingProperties() const {
 std::vector<std::string> CompiledOperator::initializerKernelNames() const try {
   std::vector<std::string> names;
   if (impl_)
-    for (const auto& d : impl_->dispatches)
+    for (const auto& d : impl_->recordable().dispatches)
       if (d.initializer) names.push_back(detail::kernelName(d.kernel));
   return names;
 } catch (...) {
@@ -113,14 +124,15 @@ void bindResource(BindingTable::Impl& t, const BufferBinding& binding, bool pers
   detail::checkOverlaps(plan, t.slots, persistent ? t.temporary : next, persistent ? next : t.persistent);
   (persistent ? t.persistent : t.temporary) = std::move(next);
   if (binding.buffer && *binding.buffer) {  // the table's own is no longer needed
-    if (persistent) {
-      t.ownPersistent.reset();
-      t.ownPersistentInitialized = false;
-    } else {
-      t.ownTemporary.reset();
-    }
+    (persistent ? t.ownPersistent : t.ownTemporary).reset();
   }
   detail::publishAddresses(t);
+  // Back to the table's own: allocated now, so that a command buffer
+  // recorded before finds an address in the table (a fresh own persistent
+  // resource is not initialized: such a command buffer would read garbage;
+  // README's binding model says so).
+  if (persistent && !t.persistent) detail::persistentRange(t);
+  if (!persistent && !t.temporary) detail::temporaryRange(t);
 }
 }  // namespace
 
@@ -164,36 +176,43 @@ void CompiledOperator::recordInitializer(VkCommandBuffer cmd, const BindingTable
       detail::throwInvalid(plan.name, plan.inputs[owned.slot].name,
                            "is DML_TENSOR_FLAG_OWNED_BY_DML: the initializer reads it, so bind it (bindInputs) first");
   if (!impl_->hasInitializer()) return;
-  const BoundRange persistent = *detail::persistentRange(*t);
+  detail::persistentRange(*t);
   auto& d = detail::Access::impl(*impl_->device);
+  // The table's own persistent resource: a word the GPU sets when the
+  // initializer has run (read by ownPersistentInitialized), made first
+  // (allocation may fail: nothing is recorded then).
+  if (!t->persistent && !t->marker) {
+    t->marker = allocateBuffer(impl_->device, sizeof(uint32_t), true);
+    std::memset(t->marker->mapped, 0, sizeof(uint32_t));
+  }
   // Earlier executions may still read the persistent resource.
   detail::barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-                  VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                  VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-  for (const auto& owned : impl_->owned) {
-    if (!owned.copied) continue;
-    const BoundRange& input = *t->slots[owned.slot];
-    const VkBufferCopy region{input.offset, persistent.offset + owned.offset, input.bytes};
-    d.vk.vkCmdCopyBuffer(cmd, input.buffer->buffer, persistent.buffer->buffer, 1, &region);
-  }
+                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
+  const auto& program = impl_->recordable();
   bool first = true;
-  for (size_t i = 0; i < impl_->dispatches.size(); ++i) {
-    if (!impl_->dispatches[i].initializer) continue;
+  for (size_t i = 0; i < program.dispatches.size(); ++i) {
+    if (!program.dispatches[i].initializer) continue;
     if (!first)
       detail::barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     first = false;
-    const auto& dispatch = impl_->dispatches[i];
+    const auto& dispatch = program.dispatches[i];
     // The initializer's slot addresses: the owned inputs as bound.
-    uint64_t push[2] = {impl_->paramsAddress[i], t->table->address + t->slotCount() * 8};
-    d.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, impl_->pipelines[i]);
+    uint64_t push[2] = {program.paramsAddress[i], t->table->address + t->slotCount() * 8};
+    d.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, program.pipelines[i]);
     d.vk.vkCmdPushConstants(cmd, d.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
     d.vk.vkCmdDispatch(cmd, dispatch.groups[0], dispatch.groups[1], dispatch.groups[2]);
   }
-  detail::barrier(d, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                  VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-  if (!t->persistent) t->ownPersistentInitialized = true;
+  detail::barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT);
+  if (!t->persistent) {
+    d.vk.vkCmdFillBuffer(cmd, t->marker->buffer, 0, sizeof(uint32_t), t->epoch);
+    detail::barrier(d, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                    VK_ACCESS_HOST_READ_BIT);
+    t->initializerCommands = cmd;
+    t->initializerEpoch = t->epoch;
+  }
 } catch (...) {
   detail::rethrowAsError("CompiledOperator", "recordInitializer");
 }
@@ -202,6 +221,9 @@ void Device::initialize(const CompiledOperator& op, const BindingTable& bindings
   if (!op.impl_ || op.impl_->device.get() != this)
     throw Error(ErrorCode::InvalidArgument, "Device", "initialize", "the operator was compiled for another device");
   impl_->submitAndWait([&](VkCommandBuffer cmd) { op.recordInitializer(cmd, bindings); });
+  // It has run (the marker says so): the command buffer's handle, freed now,
+  // may come back for another that holds no initializer.
+  if (bindings.impl_) bindings.impl_->initializerCommands = VK_NULL_HANDLE;
 } catch (...) {
   detail::rethrowAsError("Device", "initialize");
 }

@@ -2,6 +2,8 @@
 // dispatches.
 #include <algorithm>
 
+#include "core/copy.hpp"
+#include "core/fill.hpp"
 #include "core/guard.hpp"
 #include "device_impl.hpp"
 #include "ops/operators.hpp"
@@ -16,6 +18,48 @@ Operator Device::createOperator(const DML_OPERATOR_DESC& desc) try {
 
 namespace {
 constexpr size_t kRegionsPerCopy = 64;
+
+using Program = CompiledOperator::Impl::Program;
+
+// Refuses a dispatch whose loops the planner left unmodeled or over the budget.
+void checkLoopBudget(const OperatorPlan& plan, const std::vector<detail::Dispatch>& dispatches) {
+  for (const auto& d : dispatches)
+    if (d.loopPasses > detail::kLoopBudget)
+      throw Error(ErrorCode::Internal, plan.name, detail::kernelName(d.kernel),
+                  detail::concat(plan.name, ": ", detail::kernelName(d.kernel), ": an invocation could make ",
+                                 d.loopPasses, " loop passes, more than the budget of ", detail::kLoopBudget,
+                                 " (kLoopBudget): the planner must split this work"));
+}
+
+// The pipelines and the parameter blocks (all in one device-local buffer,
+// each 256-byte aligned) of `dispatches`.
+Program buildProgram(Device::Impl& device, const std::shared_ptr<Device>& owner,
+                     std::vector<detail::Dispatch> dispatches) {
+  Program program;
+  program.dispatches = std::move(dispatches);
+  std::vector<uint8_t> params;
+  std::vector<uint64_t> offsets;
+  for (const auto& d : program.dispatches) {
+    offsets.push_back(params.size());
+    params.insert(params.end(), d.params.begin(), d.params.end());
+    params.resize((params.size() + 255) & ~size_t(255));
+  }
+  if (!params.empty()) {
+    program.params = allocateBuffer(owner, params.size(), false);
+    detail::Access::wrap(program.params).upload(params.data(), params.size());
+  }
+  for (size_t i = 0; i < program.dispatches.size(); ++i) {
+    const auto& d = program.dispatches[i];
+    program.pipelineOwners.push_back(d.isTransfer() ? nullptr : device.pipeline(d.kernel, d.specialization));
+    program.pipelines.push_back(d.isTransfer() ? VK_NULL_HANDLE : program.pipelineOwners.back()->handle);
+    program.paramsAddress.push_back(d.params.empty() ? 0 : program.params->address + offsets[i]);
+  }
+  return program;
+}
+
+bool hasTransfers(const std::vector<detail::Dispatch>& dispatches) {
+  return std::any_of(dispatches.begin(), dispatches.end(), [](const detail::Dispatch& d) { return d.isTransfer(); });
+}
 }  // namespace
 
 CompiledOperator Device::compileOperator(const Operator& op, const CompileOptions& options) try {
@@ -25,55 +69,62 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
   auto compiled = std::make_shared<CompiledOperator::Impl>();
   compiled->device = shared_from_this();
   compiled->op = op;
-  compiled->dispatches = plan.plan(impl_->info, options, impl_->planDefaults);
-  for (const auto& d : compiled->dispatches)
-    if (d.loopPasses > detail::kLoopBudget)
-      throw Error(ErrorCode::Internal, plan.name, detail::kernelName(d.kernel),
-                  detail::concat(plan.name, ": ", detail::kernelName(d.kernel), ": an invocation could make ",
-                                 d.loopPasses, " loop passes, more than the budget of ", detail::kLoopBudget,
-                                 " (kLoopBudget): the planner must split this work"));
+  std::vector<detail::Dispatch> executed = plan.plan(impl_->info, options, impl_->planDefaults);
+  // Where Device::execute takes transfer commands, record() takes the
+  // kernel plan, whose commands follow the binding table when they run.
+  std::optional<std::vector<detail::Dispatch>> kernelsOnly;
+  if (hasTransfers(executed)) {
+    CompileOptions kernelOptions = options;
+    kernelOptions.copyPath = CopyPath::Kernel;
+    kernelsOnly = plan.plan(impl_->info, kernelOptions, impl_->planDefaults);
+    if (hasTransfers(*kernelsOnly))
+      throw Error(ErrorCode::Internal, plan.name, "copyPath", "the kernel copy path planned transfer commands");
+  }
+  std::vector<detail::Dispatch>& recordable = kernelsOnly ? *kernelsOnly : executed;
+  checkLoopBudget(plan, executed);
+  checkLoopBudget(plan, recordable);
   // The temporary and persistent resources (BindingProperties).
   uint64_t scratchBytes = 0, packedBytes = 0;
-  for (const auto& d : compiled->dispatches) {
-    scratchBytes = std::max(scratchBytes, d.scratchBytes);
-    packedBytes = std::max(packedBytes, d.persistentBytes);
-    compiled->zeroScratch = compiled->zeroScratch || d.zeroScratch;
-  }
+  for (const auto* dispatches : {&executed, &recordable})
+    for (const auto& d : *dispatches) {
+      scratchBytes = std::max(scratchBytes, d.scratchBytes);
+      packedBytes = std::max(packedBytes, d.persistentBytes);
+    }
   compiled->scratchBytes = detail::Checked(scratchBytes).roundUp(4).get(plan.name, "temporary resource", "its size");
+  const size_t tensorSlots = plan.inputs.size() + plan.outputs.size();
+  // Each owned input that no initializer dispatch packs is copied whole by
+  // one (a kernel, reading the input through the initializer's addresses).
   detail::Checked persistent = packedBytes;
+  std::vector<detail::Dispatch> ownedCopies;
   for (uint32_t i = 0; i < plan.inputs.size(); ++i) {
     const auto& tensor = plan.inputs[i].tensor;
     if (!tensor || !tensor->owned) continue;
     CompiledOperator::Impl::OwnedInput owned{i, 0, true};
-    for (const auto& d : compiled->dispatches)
+    for (const auto& d : recordable)
       if (d.initializer && d.packsOwnedSlot == i) owned.copied = false;
     if (owned.copied) {
       persistent = persistent.roundUp(DML_PERSISTENT_BUFFER_ALIGNMENT);
       owned.offset = persistent.get(plan.name, "persistent resource", "its size");
       persistent += tensor->totalBytes;
+      detail::Dispatch copy = detail::planContiguousCopy(i, detail::persistentSlot(tensorSlots), owned.offset, *tensor);
+      copy.initializer = true;
+      ownedCopies.push_back(std::move(copy));
     }
     compiled->owned.push_back(owned);
   }
   compiled->persistentBytes = persistent.roundUp(4).get(plan.name, "persistent resource", "its size");
-
-  // All parameter blocks in one device-local buffer, each 256-byte aligned.
-  std::vector<uint8_t> params;
-  std::vector<uint64_t> offsets;
-  for (const auto& d : compiled->dispatches) {
-    offsets.push_back(params.size());
-    params.insert(params.end(), d.params.begin(), d.params.end());
-    params.resize((params.size() + 255) & ~size_t(255));
-  }
-  if (!params.empty()) {
-    compiled->params = allocateBuffer(compiled->device, params.size(), false);
-    Buffer(compiled->params).upload(params.data(), params.size());
-  }
-  for (size_t i = 0; i < compiled->dispatches.size(); ++i) {
-    const auto& d = compiled->dispatches[i];
-    compiled->pipelineOwners.push_back(d.isTransfer() ? nullptr : impl_->pipeline(d.kernel, d.specialization));
-    compiled->pipelines.push_back(d.isTransfer() ? VK_NULL_HANDLE : compiled->pipelineOwners.back()->handle);
-    compiled->paramsAddress.push_back(d.params.empty() ? 0 : compiled->params->address + offsets[i]);
-  }
+  recordable.insert(recordable.end(), ownedCopies.begin(), ownedCopies.end());
+  // Scratch that must start zeroed: a fill of all of it opens the program.
+  auto zeroScratchFirst = [&](std::vector<detail::Dispatch>& dispatches) {
+    if (std::any_of(dispatches.begin(), dispatches.end(),
+                    [](const detail::Dispatch& d) { return d.zeroScratch && !d.initializer; }))
+      dispatches.insert(dispatches.begin(), detail::planFill(detail::temporarySlot(tensorSlots), 0,
+                                                             compiled->scratchBytes, 0, impl_->info));
+  };
+  zeroScratchFirst(executed);
+  if (kernelsOnly) zeroScratchFirst(*kernelsOnly);
+  compiled->executed = buildProgram(*impl_, compiled->device, std::move(executed));
+  if (kernelsOnly) compiled->kernelsOnly = buildProgram(*impl_, compiled->device, std::move(*kernelsOnly));
   return CompiledOperator(compiled);
 } catch (...) {
   detail::rethrowAsError("Device", "compileOperator");
@@ -86,7 +137,7 @@ const Operator& CompiledOperator::op() const {
 std::vector<std::string> CompiledOperator::kernelNames() const try {
   if (!impl_) return {};
   std::vector<std::string> names;
-  for (const auto& d : impl_->dispatches)
+  for (const auto& d : impl_->executed.dispatches)
     if (!d.initializer)
       names.push_back(!d.isTransfer()       ? detail::kernelName(d.kernel)
                       : d.fills.empty()     ? "vkCmdCopyBuffer"
@@ -106,12 +157,16 @@ BindingTable CompiledOperator::createBindingTable() const try {
   detail::rethrowAsError("CompiledOperator", "createBindingTable");
 }
 
-void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings) const try {
-  if (!impl_) throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "record", "the compiled operator is empty");
-  if (!cmd) throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "record", "the command buffer is null");
-  const OperatorPlan& plan = detail::Access::plan(impl_->op);
-  BindingTable::Impl* t = bindings.impl_.get();
-  if (!t || t->op.get() != impl_.get())
+namespace {
+// Records the execution dispatches of `program` (a program of `op`) into
+// `cmd` with table `t`. `callersCmd` is `cmd` where the caller submits it,
+// null where it is submitted at once (Device::execute):
+// then transfer commands may name the buffers bound now, and dispatches that
+// would find their two slots aliased are left out.
+void recordExecution(const CompiledOperator::Impl& op, const Program& program, VkCommandBuffer cmd,
+                     VkCommandBuffer callersCmd, BindingTable::Impl* t) {
+  const OperatorPlan& plan = detail::Access::plan(op.op);
+  if (!t || t->op.get() != &op)
     detail::throwInvalid(plan.name, "bindings",
                          "the binding table was created by (or reset to) another compiled operator");
   auto owned = [&](size_t slot) {
@@ -127,26 +182,31 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
     if (t->slots[i] && slot.tensor && !t->slots[i]->address && !owned(i))
       detail::throwInvalid(plan.name, slot.name, "is required but bound to no buffer");
   }
-  if (impl_->persistentBytes && !t->persistent && !t->ownPersistentInitialized)
-    detail::throwInvalid(plan.name, "persistent resource",
-                         "the table's own is not initialized: its DML_TENSOR_FLAG_OWNED_BY_DML inputs are read from "
-                         "it (call Device::initialize or CompiledOperator::recordInitializer with this table first, "
-                         "or bind an initialized one with bindPersistent)");
-  auto& d = detail::Access::impl(*impl_->device);
+  if (op.persistentBytes && !t->persistent && !detail::ownPersistentInitialized(*t, callersCmd))
+    detail::throwInvalid(
+        plan.name, "persistent resource",
+        t->ownPersistent && t->initializerEpoch == t->epoch
+            ? "the table's own is not initialized: its initializer was recorded (recordInitializer) but has not "
+              "run; submit it and wait for it first, or record this execution into the same command buffer after it"
+            : "the table's own is not initialized: its DML_TENSOR_FLAG_OWNED_BY_DML inputs are read from it (call "
+              "Device::initialize or CompiledOperator::recordInitializer with this table first, or bind an "
+              "initialized one with bindPersistent)");
+  auto& d = detail::Access::impl(*op.device);
   const std::optional<BoundRange> temporary = detail::temporaryRange(*t);
-  detail::persistentRange(*t);
+  const std::optional<BoundRange> persistent = detail::persistentRange(*t);
+  const bool submittedNow = callersCmd == VK_NULL_HANDLE;
+  // What a transfer reads from a slot: an owned input's copy in the
+  // persistent resource, else the bound range.
+  auto source = [&](uint32_t slot) {
+    for (const auto& o : op.owned)
+      if (o.slot == slot && o.copied)
+        return BoundRange{persistent->buffer, persistent->offset + o.offset, persistent->address + o.offset,
+                          plan.inputs[slot].tensor->totalBytes};
+    return *t->slots[slot];
+  };
   // The temporary resource may still be in use by an earlier execution:
-  // wait for its compute work (and, where it must start zeroed, fill it).
+  // the first dispatch waits for its compute work.
   bool first = !temporary;
-  if (temporary && impl_->zeroScratch) {
-    detail::barrier(d, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                    VK_ACCESS_TRANSFER_WRITE_BIT);
-    d.vk.vkCmdFillBuffer(cmd, temporary->buffer->buffer, temporary->offset, temporary->bytes, 0);
-    detail::barrier(d, cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-    first = true;
-  }
   // The stage of the last command recorded: the caller orders record()
   // against its work as compute work, so a transfer first waits for compute
   // writes, and a transfer last is made visible to compute.
@@ -159,11 +219,13 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
                                                    : VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
   };
   std::vector<VkBufferCopy> regions;
-  for (size_t i = 0; i < impl_->dispatches.size(); ++i) {
-    const auto& dispatch = impl_->dispatches[i];
+  const uint64_t* addresses = static_cast<const uint64_t*>(t->table->mapped);
+  for (size_t i = 0; i < program.dispatches.size(); ++i) {
+    const auto& dispatch = program.dispatches[i];
     if (dispatch.initializer) continue;
-    const uint64_t* addresses = static_cast<const uint64_t*>(t->table->mapped);
-    if (dispatch.skipWhenSlotsAlias &&
+    if (dispatch.isTransfer() && !submittedNow)
+      throw Error(ErrorCode::Internal, plan.name, "record", "a transfer command in a caller's command buffer");
+    if (submittedNow && dispatch.skipWhenSlotsAlias &&
         addresses[dispatch.skipWhenSlotsAlias->first] == addresses[dispatch.skipWhenSlotsAlias->second])
       continue;
     const VkPipelineStageFlags stage =
@@ -172,33 +234,40 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
     first = false;
     last = stage;
     for (const auto& transfer : dispatch.transfers) {
-      const BoundRange& source = *t->slots[transfer.sourceSlot];
-      const BoundRange& destination = *t->slots[transfer.destinationSlot];
+      const BoundRange from = source(transfer.sourceSlot);
+      const BoundRange& to = *t->slots[transfer.destinationSlot];
       regions = transfer.regions;
       for (VkBufferCopy& region : regions) {
-        region.srcOffset += source.offset;
-        region.dstOffset += destination.offset;
+        region.srcOffset += from.offset;
+        region.dstOffset += to.offset;
       }
       // In commands of at most kRegionsPerCopy regions: the validation layer
       // checks a command's regions for overlap pairwise, a minute for 65536.
       for (size_t at = 0; at < regions.size(); at += kRegionsPerCopy)
-        d.vk.vkCmdCopyBuffer(cmd, source.buffer->buffer, destination.buffer->buffer,
+        d.vk.vkCmdCopyBuffer(cmd, from.buffer->buffer, to.buffer->buffer,
                              static_cast<uint32_t>(std::min(kRegionsPerCopy, regions.size() - at)),
                              regions.data() + at);
     }
     for (const auto& fill : dispatch.fills) {
-      const BoundRange& destination = *t->slots[fill.slot];
-      d.vk.vkCmdFillBuffer(cmd, destination.buffer->buffer, destination.offset + fill.offset, fill.size, fill.data);
+      const BoundRange& to = *t->slots[fill.slot];
+      d.vk.vkCmdFillBuffer(cmd, to.buffer->buffer, to.offset + fill.offset, fill.size, fill.data);
     }
     if (dispatch.isTransfer()) continue;
-    uint64_t push[2] = {impl_->paramsAddress[i], t->table->address};
-    d.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, impl_->pipelines[i]);
+    uint64_t push[2] = {program.paramsAddress[i], t->table->address};
+    d.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, program.pipelines[i]);
     d.vk.vkCmdPushConstants(cmd, d.pipelineLayout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof push, push);
     d.vk.vkCmdDispatch(cmd, dispatch.groups[0], dispatch.groups[1], dispatch.groups[2]);
   }
   if (last == VK_PIPELINE_STAGE_TRANSFER_BIT)
     detail::barrier(d, cmd, last, writes(last), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                     accesses(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT));
+}
+}  // namespace
+
+void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings) const try {
+  if (!impl_) throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "record", "the compiled operator is empty");
+  if (!cmd) throw Error(ErrorCode::InvalidArgument, "CompiledOperator", "record", "the command buffer is null");
+  recordExecution(*impl_, impl_->recordable(), cmd, cmd, bindings.impl_.get());
 } catch (...) {
   detail::rethrowAsError("CompiledOperator", "record");
 }
@@ -207,7 +276,7 @@ void Device::execute(const CompiledOperator& op, const BindingTable& bindings) t
   if (!op.impl_ || op.impl_->device.get() != this)
     throw Error(ErrorCode::InvalidArgument, "Device", "execute", "the operator was compiled for another device");
   impl_->submitAndWait([&](VkCommandBuffer cmd) {
-    op.record(cmd, bindings);
+    recordExecution(*op.impl_, op.impl_->executed, cmd, VK_NULL_HANDLE, bindings.impl_.get());
     VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
     barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_HOST_READ_BIT;

@@ -5,6 +5,7 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "vulkan.hpp"
 
@@ -125,16 +126,29 @@ std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& devi
 struct CompiledOperator::Impl {
   std::shared_ptr<Device> device;
   Operator op;
-  std::vector<detail::Dispatch> dispatches;
-  std::vector<VkPipeline> pipelines;  // the handles of pipelineOwners, for recording
-  std::vector<std::shared_ptr<const detail::Pipeline>> pipelineOwners;
-  std::vector<VkDeviceAddress> paramsAddress;
-  std::shared_ptr<Buffer::Impl> params;
-  // BindingProperties::temporaryResourceSize: the largest
-  // Dispatch::scratchBytes in whole words (vkCmdFillBuffer), and whether
-  // record() zeroes it first (Dispatch::zeroScratch).
+  // Dispatches ready to record: the plan's, their pipelines (null for
+  // transfer commands) and parameter blocks.
+  struct Program {
+    std::vector<detail::Dispatch> dispatches;
+    std::vector<VkPipeline> pipelines;  // the handles of pipelineOwners, for recording
+    std::vector<std::shared_ptr<const detail::Pipeline>> pipelineOwners;
+    std::vector<VkDeviceAddress> paramsAddress;
+    std::shared_ptr<Buffer::Impl> params;
+  };
+  // What Device::execute records and submits at once: transfer commands
+  // where the plan takes them, which name the VkBuffers bound now (nothing
+  // can rebind them before that submit).
+  Program executed;
+  // What record() puts into a caller's command buffer, and the initializer:
+  // kernels alone, which read the binding table when they run, so that a
+  // recorded command buffer follows the table as rebound since (DirectML's
+  // binding model). Absent where `executed` holds no transfer command.
+  std::optional<Program> kernelsOnly;
+  const Program& recordable() const { return kernelsOnly ? *kernelsOnly : executed; }
+  // BindingTable::temporaryResourceSize: the largest Dispatch::scratchBytes
+  // of either program in whole words (a program whose scratch must start
+  // zeroed begins with a fill of it).
   uint64_t scratchBytes = 0;
-  bool zeroScratch = false;
   // The persistent resource: what the initializer dispatches write at its
   // start, then a copy of each owned input they do not pack, each at a
   // multiple of 256 bytes. persistentBytes: BindingProperties::persistentResourceSize.
@@ -171,7 +185,16 @@ struct BindingTable::Impl {
   // on first use (its persistent one initialized or not).
   std::optional<BoundRange> temporary, persistent;
   std::shared_ptr<Buffer::Impl> ownTemporary, ownPersistent;
-  bool ownPersistentInitialized = false;
+  // The initialization of the table's own persistent resource, as the GPU
+  // has carried it out: each allocation of it starts a new epoch, and the
+  // initializer's last command writes its epoch into `marker` (host-visible,
+  // kept for the table's life: a recorded initializer may run again later).
+  // An execution recorded into the command buffer that holds the
+  // initializer for this epoch runs after it.
+  uint32_t epoch = 0;
+  std::shared_ptr<Buffer::Impl> marker;
+  VkCommandBuffer initializerCommands = VK_NULL_HANDLE;
+  uint32_t initializerEpoch = 0;
   size_t slotCount() const { return slots.size() + 2; }  // one address array
 };
 
@@ -197,6 +220,11 @@ void publishAddresses(BindingTable::Impl& t);
 // where it needs none.
 std::optional<BoundRange> temporaryRange(BindingTable::Impl& t);
 std::optional<BoundRange> persistentRange(BindingTable::Impl& t);
+// Whether the table's own persistent resource holds what its initializer
+// writes for an execution recorded into `cmd` (VK_NULL_HANDLE: submitted
+// now, by Device::execute): the initializer has run on the GPU, or it was
+// recorded into `cmd` earlier.
+bool ownPersistentInitialized(const BindingTable::Impl& t, VkCommandBuffer cmd);
 // Records a barrier between the given stages and accesses.
 void barrier(const Device::Impl& d, VkCommandBuffer cmd, VkPipelineStageFlags srcStages, VkAccessFlags srcAccess,
              VkPipelineStageFlags dstStages, VkAccessFlags dstAccess);

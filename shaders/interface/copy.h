@@ -30,7 +30,9 @@ VKDML_PARAMS(CopyParams) {
   uint segmentCount;
   uint columnShift;  // log2 of the invocations along one row
   uint rowStride;    // rows walked at once by the whole grid
-  uint pad;
+  // 1: the dispatch does nothing where segment 0's input and output slots
+  // hold one address when it runs (ScatterND in place).
+  uint skipWhenAliased;
   VKDML_TRAILING_ARRAY(CopySegment, segments)
 };
 
