@@ -8,7 +8,8 @@
 #   - a repository path that is missing, written in backticks (`bench/cases.cpp`)
 #     or plain (bench/cases.cpp): a path is a token that starts with one of the
 #     repository's top-level folders (bench/, docs/, runtime/, ...) and is made
-#     of letters, digits and _ . / + -, or, in backticks, a name ending in .md
+#     of letters, digits and _ . / + - (not after a colon, so that
+#     `git show <commit>:<path>` may name a file of the past), or, in backticks, a name ending in .md
 #     (`fuzz/README.md`, `OPERATORS.md`), looked up at the root. Placeholders
 #     end a token (`shaders/<kernel>.comp` checks `shaders/`), and so do
 #     wildcards (`tests/models/*.json` checks `tests/models/`).
@@ -82,9 +83,9 @@ foreach(doc ${docs})
       endforeach()
     endif()
     # Repository paths, in backticks or not, in code blocks too (commands).
-    string(REGEX MATCHALL "[ `(\"'=:,>](${top_alternatives})/[${path_chars}]*" paths " ${line}")
+    string(REGEX MATCHALL "[ `(\"'=,>](${top_alternatives})/[${path_chars}]*" paths " ${line}")
     foreach(path IN LISTS paths)
-      string(REGEX REPLACE "^[ `(\"'=:,>]" "" path "${path}")
+      string(REGEX REPLACE "^[ `(\"'=,>]" "" path "${path}")
       string(REGEX REPLACE "[.]+$" "" path "${path}")  # the sentence's full stop
       check(${doc} ${line_number} "path" "${path}" "${SOURCE_DIR}")
     endforeach()
