@@ -8,7 +8,7 @@
 # each packing (TESTS=none leaves them out; TEST_PACKINGS picks them). LIBS
 # (default "old new") names the builds under .gpu/ to time. Writes $OUT/ab/
 # (and all of it as $OUT/ab.tgz):
-#   (as in bench/RESULTS.md)
+#   (as docs/benchmarking.md says)
 #   cp build/libvkdml.so.0 .gpu/new/; (build the old commit elsewhere) cp .../libvkdml.so.0 .gpu/old/
 #   run: bash bench/ab_libraries.sh     then: python3 bench/ab_libraries.py $OUT/ab
 T0=$(date +%s)

@@ -167,8 +167,8 @@ std::unique_ptr<Case> convolution(std::string name, UINT n, UINT c, UINT oc, UIN
 }  // namespace
 
 void addConvolutionCases(Cases& cases, bool large) {
-  // The large shapes are the issue's: ResNet-50-like layers at N=32 and a
-  // GEMM-sized 1x1; the default ones are small enough for lavapipe.
+  // The large shapes are the performance targets: ResNet-50-like layers at
+  // N=32 and a GEMM-sized 1x1; the default ones are small enough for lavapipe.
   if (large) {
     cases.push_back(convolution("resnet 3x3 256->256 pad 1", 32, 256, 256, 56, 3, 1, 1));
     cases.push_back(convolution("resnet 1x1 64->256", 32, 64, 256, 56, 1, 1, 0));

@@ -1,5 +1,6 @@
-// The process's memory history, for issue 18: convolutions ran 2-4x slower
-// after GiB-sized allocations and frees in the same process.
+// The process's memory history: convolutions ran 2-4x slower after
+// GiB-sized allocations and frees in the same process, until the cause was
+// found to be the GPU's idle clock (bench/results/idle_clocks.md).
 #pragma once
 
 #include <vkdml/vkdml.hpp>

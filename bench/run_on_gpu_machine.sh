@@ -2,14 +2,15 @@
 # Runs the test suite, the large benchmarks and bench/compare_torch.py on a
 # machine without a Vulkan loader (the H200 machine): unpacks the Debian loader
 # packages from .gl/ and takes the binaries, the validation layer and the
-# conformance cases from .gpu/ (bench/RESULTS.md says how they are gathered).
+# conformance cases from .gpu/ (docs/benchmarking.md says how they are gathered).
 # Writes to $OUT. The whole test suite runs, then the convolution tests again
 # through each path, forced: TESTS=paths runs only the latter, TESTS=none
 # neither; PATHS="coopmat coopmat:b" picks the paths (and packings), and
 # TEST_TIMEOUT bounds each test run (seconds). BENCH_FILTER=TEXT runs only the benchmark cases whose name
 # contains TEXT. SKIP_COMPARE=1 leaves out bench/compare_torch.py; BENCH=none
 # stops after the tests.
-# MODE=issue18 runs, after the tests, issue 18's benchmarks instead (below).
+# MODE=resnet50 runs, after the tests, bench/resnet50_layers.sh instead: ResNet-50
+# layer by layer in fresh processes, and after idle and busy GPU time.
 # $OUT/timings.txt says when each part ended (seconds from the start).
 T0=$(date +%s)
 stamp() { echo "[$(($(date +%s) - T0)) s] $*" | tee -a $OUT/timings.txt; }
@@ -45,11 +46,11 @@ merge() {
   python3 -c "import json, sys; a = json.load(open(sys.argv[1])); [a['results'].extend(json.load(open(f))['results']) for f in sys.argv[2:-1]]; json.dump(a, open(sys.argv[-1], 'w'), indent=1)" "$@"
 }
 [ "$BENCH" = none ] && exit 0
-[ "$MODE" = issue18 ] && { source bench/issue18.sh; exit 0; }
+[ "$MODE" = resnet50 ] && { source bench/resnet50_layers.sh; exit 0; }
 # Each convolution runs in a process of its own: after other cases in the
 # same process (the data-movement cases' GiB-sized buffers, or the other
 # convolutions), the sub-millisecond ones measured 1.5 to 4.5 times slower
-# in some runs (bench/RESULTS.md).
+# in some runs (bench/results/coopmat_gemm_first_sessions.md, the last point).
 if [ -n "$BENCH_FILTER" ]; then
   .gpu/vkdml_bench --large --filter "$BENCH_FILTER" --json $OUT/bench$RUN.json 2>&1 | tee $OUT/bench$RUN.txt
 else

@@ -18,7 +18,7 @@
 // 1000 on a GPU, 0 on a CPU device): where the GPU has had no work for half
 // a second (a fresh process, a pause), each case first runs back to back
 // for that long, since an idle GPU lowers its clocks within seconds and
-// takes its first work at them (bench/RESULTS.md, "memory history").
+// takes its first work at them (bench/results/idle_clocks.md).
 // --owned-weights flags each convolution's filter DML_TENSOR_FLAG_OWNED_BY_DML,
 // as an inference runtime does with a model's constant weights, and runs the
 // initializer once before the timed executions.
