@@ -4,10 +4,11 @@
 #include "executor.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <ostream>
 #include <thread>
@@ -340,7 +341,9 @@ class Executor {
     }
   }
 
-  void runCommand(const WriteFileCommand& c, const Location&) {
+  // A failed write is an error at the command (DxDispatch prints it and goes on,
+  // which made a run that wrote nothing succeed).
+  void runCommand(const WriteFileCommand& c, const Location& where) {
     namespace fs = std::filesystem;
     const Resource& r = *model_.findResource(c.resource);
     std::error_code ec;
@@ -361,15 +364,25 @@ class Executor {
       } else if (extension == ".png" || extension == ".jpg") {
         throw std::invalid_argument("image files are not supported by vkdml-dispatch");
       }
-      if (target.has_parent_path()) fs::create_directories(target.parent_path());
-      std::ofstream file(target, std::ios::binary | std::ios::trunc);
-      if (!file) throw std::runtime_error("Could not open file");
-      file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-      if (!file) throw std::runtime_error("Could not write file");
+      writeFile(target, bytes);
       out_ << "Resource '" << r.name << "' written to '" << target.string() << "'" << std::endl;
     } catch (const std::exception& e) {
-      err_ << "Failed to write resource to file '" << target.string() << "': " << e.what() << std::endl;
+      throw ModelError(where, "Failed to write resource to file '" + target.string() + "': " + e.what());
     }
+  }
+
+  // Errors at the close too: the data may stay buffered until then (a full disk).
+  static void writeFile(const std::filesystem::path& target, const std::vector<uint8_t>& bytes) {
+    std::error_code ec;
+    if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
+    if (ec) throw std::runtime_error("cannot make its folder: " + ec.message());
+    std::FILE* file = std::fopen(target.c_str(), "wb");
+    if (!file) throw std::runtime_error(std::string("cannot open it: ") + std::strerror(errno));
+    int error = 0;  // errno, or EIO where the library set none
+    errno = 0;
+    if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), file) != bytes.size()) error = errno ? errno : EIO;
+    if (std::fclose(file) != 0 && !error) error = errno ? errno : EIO;
+    if (error) throw std::runtime_error(std::string("cannot write it: ") + std::strerror(error));
   }
 
   vkdml::Device& device_;
