@@ -356,11 +356,10 @@ class Executor {
       std::transform(extension.begin(), extension.end(), extension.begin(),
                      [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
       if (extension == ".npy") {
+        std::vector<uint64_t> shape(c.dimensions.begin(), c.dimensions.end());
         const uint32_t size = DMLElementSizeInBytes(r.dataType);
-        if (size == 0) throw std::invalid_argument("the resource has no data type");
-        std::vector<uint32_t> dims = c.dimensions;
-        if (dims.empty()) dims.push_back(static_cast<uint32_t>(r.sizeInBytes / size));
-        bytes = writeNpy(r.dataType, dims, bytes);
+        if (shape.empty() && size) shape.push_back(r.sizeInBytes / size);
+        bytes = writeNpy(r.dataType, shape, bytes);
       } else if (extension == ".png" || extension == ".jpg") {
         throw std::invalid_argument("image files are not supported by vkdml-dispatch");
       }
