@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <new>
 #include <numeric>
 #include <ostream>
 #include <thread>
@@ -151,15 +152,25 @@ class Executor {
   }
 
  private:
+  // Each buffer is made before its contents, which go up a piece at a time:
+  // a size the device refuses costs nothing, and the host holds one piece.
   void createResources() {
+    constexpr uint64_t kPiece = uint64_t(64) << 20;  // vkdml's staging buffer
     for (const auto& r : model_.resources) {
-      std::vector<uint8_t> contents = initialContents(r);
       try {
         vkdml::Buffer buffer = device_.createBuffer(r.sizeInBytes);
-        buffer.upload(contents.data(), contents.size());
+        ContentsWriter contents(r);
+        std::vector<uint8_t> piece(std::min(r.sizeInBytes, kPiece));
+        for (uint64_t offset = 0; offset < r.sizeInBytes; offset += piece.size()) {
+          const size_t n = static_cast<size_t>(std::min<uint64_t>(piece.size(), r.sizeInBytes - offset));
+          contents.next(piece.data(), n);
+          buffer.upload(piece.data(), n, offset);
+        }
         buffers_.emplace(r.name, buffer);
       } catch (const vkdml::Error& e) {
         throw ModelError(r.where, "resource '" + r.name + "': " + e.what());
+      } catch (const std::bad_alloc&) {
+        throw ModelError(r.where, "resource '" + r.name + "': out of host memory");
       }
     }
   }
