@@ -4,7 +4,7 @@
 // vkdml::validate. Nothing runs on a device. Every input must either parse
 // or fail with a dispatch::ModelError; anything else (another exception, a
 // crash, a sanitizer report, an allocation past -rss_limit_mb) is a finding.
-// Files are not read (sourcePath fails) and resources are capped at 1 MiB.
+// Files are not read (sourcePath fails); resources are capped at 1 MiB, 4 MiB together.
 #include <vkdml/vkdml.hpp>
 
 #include <cstdint>
@@ -21,6 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   dispatch::ParseOptions options;
   options.allowFiles = false;
   options.maxResourceBytes = 1 << 20;
+  options.maxModelBytes = 4 << 20;
   dispatch::Model model;
   try {
     model = dispatch::parseModel(

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include "json.hpp"
 #include "model_parser.hpp"
 #include "printer.hpp"
+#include "resource_init.hpp"
 #include "support.hpp"
 #include "tool.hpp"
 
@@ -303,13 +305,58 @@ TEST_CASE("dispatch: wrong types and missing fields are named") {
   }
 }
 
-TEST_CASE("dispatch: resource sizes are checked before anything is allocated") {
+TEST_CASE("dispatch: resource sizes are checked against the device before anything is allocated") {
+  // The tool's 4 GiB, or less where the device's maxBufferSize says so.
+  const dispatch::ParseOptions limits = dispatch::parseOptions(test::device(), {});
+  const uint64_t maxBuffer = test::device().info().maxBufferSize;
+  CHECK(limits.maxResourceBytes == std::min<uint64_t>(uint64_t(4) << 30, maxBuffer ? maxBuffer : UINT64_MAX));
   auto model = joinModel();
   model["resources"]["Out"] = {{"initialValuesDataType", "FLOAT64"},
                                {"initialValues", {{"valueCount", 4294967295u}, {"value", 1}}}};
   CHECK(parseError(model.dump())
-            .find("resources.Out.initialValues.valueCount: the resource would hold 34359738360 "
-                  "bytes, more than the 4294967296 a resource may hold") != std::string::npos);
+            .find("resources.Out.initialValues.valueCount: the resource would hold 34359738360 bytes, more than the " +
+                  std::to_string(limits.maxResourceBytes) + " a resource may hold") != std::string::npos);
+  // 2^32 - 1 bytes of values make a buffer of 4 GiB (rounded up to 4 bytes):
+  // refused at once where the device holds less, not built first.
+  if (limits.maxResourceBytes < uint64_t(4) << 30 || limits.maxModelBytes < uint64_t(4) << 30) {
+    model["resources"]["Out"] = {{"initialValuesDataType", "UINT8"},
+                                 {"initialValues", {{"valueCount", 4294967295u}, {"value", 1}}}};
+    auto start = std::chrono::steady_clock::now();
+    const std::string error = parseError(model.dump());
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
+    CHECK(
+        std::regex_search(error, std::regex(R"(/model\.json:1:\d+: resources\.Out(\.initialValues\.valueCount)?: the )"
+                                            R"((model's resources|resource) would hold \d+ bytes, more than)")));
+  }
+  // The rounding counts: 15 bytes of values make a buffer of 16.
+  const std::string text = R"({"resources": {"u": {"initialValuesDataType": "UINT8",
+    "initialValues": {"valueCount": 15, "value": 7}}}, "dispatchables": {}, "commands": []})";
+  auto counted = dispatch::JsonDocument::parse(text, "model.json");
+  dispatch::ParseOptions fifteen;
+  fifteen.maxResourceBytes = 15;
+  CHECK_THROWS_WITH_AS(dispatch::parseModel(counted, fifteen),
+                       (where(text, "{\"initialValuesDataType\"") +
+                        ": resources.u: the resource would hold 16 bytes, more than the 15 a "
+                        "resource may hold")
+                           .c_str(),
+                       dispatch::ModelError);
+  // Each resource is built in one allocation of its size: no values grown into padding.
+  const std::vector<uint8_t> contents = dispatch::initialContents(dispatch::parseModel(counted).resources[0]);
+  CHECK(contents == std::vector<uint8_t>{7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 0});
+  CHECK(contents.capacity() == 16);
+  // Written a piece at a time (the executor's are 64 MiB), the same bytes.
+  const std::string kinds = R"({"resources": {
+    "s": {"initialValuesDataType": "FLOAT16", "initialValues": {"valueCount": 7, "valueStart": 0.5, "valueDelta": 0.25}},
+    "c": {"initialValuesDataType": "INT64", "initialValues": {"valueCount": 3, "value": -2}, "sizeInBytes": 29},
+    "l": {"initialValuesDataType": "INT32", "initialValues": [1, -1, 7]}}, "dispatchables": {}, "commands": []})";
+  for (const auto& r : dispatch::parseModel(dispatch::JsonDocument::parse(kinds, "model.json")).resources)
+    for (size_t piece : {1, 3, 5, 8}) {
+      dispatch::ContentsWriter writer(r);
+      std::vector<uint8_t> pieces(r.sizeInBytes);
+      for (size_t at = 0; at < pieces.size(); at += piece)
+        writer.next(&pieces[at], std::min(piece, pieces.size() - at));
+      CHECK(pieces == dispatch::initialContents(r));
+    }
   model = joinModel();
   model["resources"]["Out"]["sizeInBytes"] = 1ull << 40;
   CHECK(parseError(model.dump()).find("resources.Out.sizeInBytes: the resource would hold 1099511627776 bytes") !=
@@ -324,6 +371,37 @@ TEST_CASE("dispatch: resource sizes are checked before anything is allocated") {
                         "hold")
                            .c_str(),
                        dispatch::ModelError);
+}
+
+TEST_CASE("dispatch: the model's resources together are held to the device's memory before anything is allocated") {
+  // The first resource past the budget is refused where it says its size.
+  dispatch::ParseOptions budget;
+  budget.maxModelBytes = 24;
+  const std::string join = joinModel().dump();
+  CHECK_THROWS_WITH_AS(dispatch::parseModel(dispatch::JsonDocument::parse(join, "model.json"), budget),
+                       (where(join, "\"valueCount\":4", 13) +
+                        ": resources.Out.initialValues.valueCount: the model's resources would hold 32 bytes, more "
+                        "than the 24 they may hold together")
+                           .c_str(),
+                       dispatch::ModelError);
+  // On the test device: resources each as large as one may be, one more than fit.
+  const dispatch::ParseOptions limits = dispatch::parseOptions(test::device(), {});
+  REQUIRE(limits.maxModelBytes < UINT64_MAX / 2);
+  auto model = joinModel();
+  uint64_t total = 32;  // A and Out
+  std::string last;
+  for (size_t i = 0; total <= limits.maxModelBytes; ++i) {
+    last = "big" + std::to_string(i);
+    model["resources"][last] = {
+        {"initialValuesDataType", "UINT8"}, {"initialValues", {0}}, {"sizeInBytes", limits.maxResourceBytes}};
+    total += limits.maxResourceBytes;
+  }
+  auto start = std::chrono::steady_clock::now();
+  CHECK(parseError(model.dump())
+            .find(": resources." + last + ".sizeInBytes: the model's resources would hold " + std::to_string(total) +
+                  " bytes, more than the " + std::to_string(limits.maxModelBytes) + " they may hold together\n") !=
+        std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(1));
 }
 
 TEST_CASE("dispatch: initializers: sequences in the element type, constants, typed lists, files") {
@@ -374,7 +452,7 @@ TEST_CASE("dispatch: initializers: sequences in the element type, constants, typ
   CHECK(r.code == 1);
   std::ifstream copy(dir.path / "out/copy.npy", std::ios::binary);
   std::string written((std::istreambuf_iterator<char>(copy)), std::istreambuf_iterator<char>());
-  CHECK(written.size() == 128 + 8);  // the header padded to a multiple of 64 bytes; 3 INT16 padded to 8
+  CHECK(written.size() == 128 + 6);  // the header padded to a multiple of 64 bytes; the shape's 3 INT16
   CHECK(written.substr(10, 56) == "{'descr':'<i2', 'fortran_order':False, 'shape':(1,3,), }");
   CHECK(written.substr(66, 62) == std::string(61, ' ') + "\n");
   CHECK(written.substr(128, 6) == std::string("\x01\x00\xFE\xFF\x00\x01", 6));

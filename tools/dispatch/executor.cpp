@@ -4,10 +4,12 @@
 #include "executor.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <new>
 #include <numeric>
 #include <ostream>
 #include <thread>
@@ -150,15 +152,25 @@ class Executor {
   }
 
  private:
+  // Each buffer is made before its contents, which go up a piece at a time:
+  // a size the device refuses costs nothing, and the host holds one piece.
   void createResources() {
+    constexpr uint64_t kPiece = uint64_t(64) << 20;  // vkdml's staging buffer
     for (const auto& r : model_.resources) {
-      std::vector<uint8_t> contents = initialContents(r);
       try {
         vkdml::Buffer buffer = device_.createBuffer(r.sizeInBytes);
-        buffer.upload(contents.data(), contents.size());
+        ContentsWriter contents(r);
+        std::vector<uint8_t> piece(std::min(r.sizeInBytes, kPiece));
+        for (uint64_t offset = 0; offset < r.sizeInBytes; offset += piece.size()) {
+          const size_t n = static_cast<size_t>(std::min<uint64_t>(piece.size(), r.sizeInBytes - offset));
+          contents.next(piece.data(), n);
+          buffer.upload(piece.data(), n, offset);
+        }
         buffers_.emplace(r.name, buffer);
       } catch (const vkdml::Error& e) {
         throw ModelError(r.where, "resource '" + r.name + "': " + e.what());
+      } catch (const std::bad_alloc&) {
+        throw ModelError(r.where, "resource '" + r.name + "': out of host memory");
       }
     }
   }
@@ -340,7 +352,9 @@ class Executor {
     }
   }
 
-  void runCommand(const WriteFileCommand& c, const Location&) {
+  // A failed write is an error at the command (DxDispatch prints it and goes on,
+  // which made a run that wrote nothing succeed).
+  void runCommand(const WriteFileCommand& c, const Location& where) {
     namespace fs = std::filesystem;
     const Resource& r = *model_.findResource(c.resource);
     std::error_code ec;
@@ -353,23 +367,32 @@ class Executor {
       std::transform(extension.begin(), extension.end(), extension.begin(),
                      [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
       if (extension == ".npy") {
+        std::vector<uint64_t> shape(c.dimensions.begin(), c.dimensions.end());
         const uint32_t size = DMLElementSizeInBytes(r.dataType);
-        if (size == 0) throw std::invalid_argument("the resource has no data type");
-        std::vector<uint32_t> dims = c.dimensions;
-        if (dims.empty()) dims.push_back(static_cast<uint32_t>(r.sizeInBytes / size));
-        bytes = writeNpy(r.dataType, dims, bytes);
+        if (shape.empty() && size) shape.push_back(r.sizeInBytes / size);
+        bytes = writeNpy(r.dataType, shape, bytes);
       } else if (extension == ".png" || extension == ".jpg") {
         throw std::invalid_argument("image files are not supported by vkdml-dispatch");
       }
-      if (target.has_parent_path()) fs::create_directories(target.parent_path());
-      std::ofstream file(target, std::ios::binary | std::ios::trunc);
-      if (!file) throw std::runtime_error("Could not open file");
-      file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-      if (!file) throw std::runtime_error("Could not write file");
+      writeFile(target, bytes);
       out_ << "Resource '" << r.name << "' written to '" << target.string() << "'" << std::endl;
     } catch (const std::exception& e) {
-      err_ << "Failed to write resource to file '" << target.string() << "': " << e.what() << std::endl;
+      throw ModelError(where, "Failed to write resource to file '" + target.string() + "': " + e.what());
     }
+  }
+
+  // Errors at the close too: the data may stay buffered until then (a full disk).
+  static void writeFile(const std::filesystem::path& target, const std::vector<uint8_t>& bytes) {
+    std::error_code ec;
+    if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
+    if (ec) throw std::runtime_error("cannot make its folder: " + ec.message());
+    std::FILE* file = std::fopen(target.c_str(), "wb");
+    if (!file) throw std::runtime_error(std::string("cannot open it: ") + std::strerror(errno));
+    int error = 0;  // errno, or EIO where the library set none
+    errno = 0;
+    if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), file) != bytes.size()) error = errno ? errno : EIO;
+    if (std::fclose(file) != 0 && !error) error = errno ? errno : EIO;
+    if (error) throw std::runtime_error(std::string("cannot write it: ") + std::strerror(error));
   }
 
   vkdml::Device& device_;

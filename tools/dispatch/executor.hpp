@@ -15,7 +15,7 @@ namespace dispatch {
 
 // Prints to `out` what DxDispatch prints to stdout, to `err` its warnings
 // and errors; throws ModelError (a vkdml::Error's message kept whole) when
-// a command fails. A failed writeFile is reported and the run goes on.
+// a command fails, a writeFile included.
 void execute(vkdml::Device& device, const Model& model, const Options& options, std::ostream& out, std::ostream& err);
 
 }  // namespace dispatch

@@ -106,6 +106,7 @@ class FieldReader {
 
   const ParseOptions& options() const { return options_; }
   std::vector<std::string> warnings;  // members DxDispatch ignores, with where they are
+  uint64_t resourceBytes = 0;         // the buffers of the resources read so far
   const JsonDocument& document() const { return doc_; }
 
  private:

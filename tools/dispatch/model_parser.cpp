@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <filesystem>
+#include <new>
 
 #include "data_types.hpp"
 #include "descriptors.hpp"
@@ -23,11 +24,18 @@ uint32_t elementSize(DML_TENSOR_DATA_TYPE type) {
   return DMLElementSizeInBytes(type);
 }
 
+// A resource's bytes against the limits, its own and the model's (with the
+// resources before it), before anything of that size is read or built.
 void checkResourceBytes(FieldReader& p, const JsonValue& at, const std::string& path, uint64_t bytes) {
-  if (bytes > p.options().maxResourceBytes)
+  const ParseOptions& o = p.options();
+  if (bytes > o.maxResourceBytes)
     p.fail(at, path,
            "the resource would hold " + std::to_string(bytes) + " bytes, more than the " +
-               std::to_string(p.options().maxResourceBytes) + " a resource may hold");
+               std::to_string(o.maxResourceBytes) + " a resource may hold");
+  if (p.resourceBytes > o.maxModelBytes || bytes > o.maxModelBytes - p.resourceBytes)
+    p.fail(at, path,
+           "the model's resources would hold " + std::to_string(p.resourceBytes + bytes) + " bytes, more than the " +
+               std::to_string(o.maxModelBytes) + " they may hold together");
 }
 
 uint64_t elementCountBytes(FieldReader& p, const JsonValue& at, const std::string& path, uint32_t count,
@@ -54,7 +62,12 @@ std::vector<uint8_t> readSourceFile(FieldReader& p, const JsonValue& at, const s
   uint64_t size = fs::file_size(candidate, ec);
   if (ec) p.fail(at, path, "cannot read '" + resolved + "': " + ec.message());
   checkResourceBytes(p, at, path, size);
-  std::vector<uint8_t> bytes(size);
+  std::vector<uint8_t> bytes;
+  try {
+    bytes.resize(size);
+  } catch (const std::bad_alloc&) {
+    p.fail(at, path, "out of memory for the " + std::to_string(size) + " bytes of '" + resolved + "'");
+  }
   std::FILE* f = std::fopen(resolved.c_str(), "rb");
   if (!f) p.fail(at, path, "cannot open '" + resolved + "'");
   size_t got = size ? std::fread(bytes.data(), 1, size, f) : 0;
@@ -168,6 +181,7 @@ Resource parseResource(FieldReader& p, const std::string& name, const JsonValue&
     checkResourceBytes(p, *size, o.path("sizeInBytes"), r.sizeInBytes);
   } else {
     r.sizeInBytes = (r.initialBytes + 3) & ~uint64_t(3);
+    checkResourceBytes(p, v, path, r.sizeInBytes);  // 2^32 - 1 bytes of values make 4 GiB
   }
   if (offset > r.sizeInBytes || r.initialBytes > r.sizeInBytes - offset)
     p.fail(v, path,
@@ -384,6 +398,7 @@ Model parse(FieldReader& p, const JsonDocument& doc) {
     if (model.findResource(name))
       throw ModelError(doc.locate(resources->keyOffsets[i]), "resources." + name + ": a second resource of that name");
     model.resources.push_back(parseResource(p, name, value, "resources." + name));
+    p.resourceBytes += model.resources.back().sizeInBytes;
   }
   for (size_t i = 0; i < dispatchables->members.size(); ++i) {
     const auto& [name, value] = dispatchables->members[i];

@@ -15,9 +15,11 @@ struct ParseOptions {
   // Base folder for initialValues' sourcePath (DxDispatch's --input_path);
   // empty: the model file's folder.
   std::string inputPath;
-  // The most bytes one resource may hold: sizes are checked before anything
-  // is allocated.
+  // The most bytes one resource may hold, and all of them together: sizes
+  // are checked before anything is read or allocated. The tool lowers them
+  // to the device's (runOnDevice).
   uint64_t maxResourceBytes = uint64_t(4) << 30;
+  uint64_t maxModelBytes = UINT64_MAX;
   bool allowFiles = true;  // sourcePath initializers (off in the fuzzer)
 };
 

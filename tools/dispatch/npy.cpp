@@ -1,8 +1,11 @@
 #include "npy.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+
+#include "data_types.hpp"
 
 namespace dispatch {
 
@@ -127,7 +130,7 @@ NpyArray readNpy(const std::vector<uint8_t>& file) {
   return array;
 }
 
-std::vector<uint8_t> writeNpy(DML_TENSOR_DATA_TYPE type, const std::vector<uint32_t>& shape,
+std::vector<uint8_t> writeNpy(DML_TENSOR_DATA_TYPE type, const std::vector<uint64_t>& shape,
                               const std::vector<uint8_t>& data) {
   struct Descr {
     DML_TENSOR_DATA_TYPE type;
@@ -139,23 +142,41 @@ std::vector<uint8_t> writeNpy(DML_TENSOR_DATA_TYPE type, const std::vector<uint3
       {DML_TENSOR_DATA_TYPE_UINT32, "u4"},  {DML_TENSOR_DATA_TYPE_UINT64, "u8"},  {DML_TENSOR_DATA_TYPE_FLOAT16, "f2"},
       {DML_TENSOR_DATA_TYPE_FLOAT32, "f4"}, {DML_TENSOR_DATA_TYPE_FLOAT64, "f8"},
   };
-  std::string code = "?";
+  const char* code = nullptr;
   for (const auto& d : kDescrs)
     if (d.type == type) code = d.code;
+  const uint32_t size = DMLElementSizeInBytes(type);
+  if (!code || !size) throw std::invalid_argument("the resource has no data type");
+  // The shape must not claim more than the data: readers would run past it.
   std::string dims;
-  for (uint32_t d : shape) dims += std::to_string(d) + ",";
-  std::string dict = "{'descr':'<" + code + "', 'fortran_order':False, 'shape':(" + dims + "), }";
-  size_t total = (10 + dict.size() + 1 + 63) & ~size_t(63);
+  uint64_t count = 1;
+  for (uint64_t d : shape) {
+    dims += std::to_string(d) + ",";
+    count = d && count > UINT64_MAX / d ? UINT64_MAX : count * d;
+  }
+  if (count > data.size() / size) {
+    dims.pop_back();
+    throw std::invalid_argument("the shape (" + dims + ") holds " + std::to_string(count) + " " + dataTypeName(type) +
+                                " elements, more than the resource's " + std::to_string(data.size()) + " bytes hold (" +
+                                std::to_string(data.size() / size) + ")");
+  }
+  const std::string dict = "{'descr':'<" + std::string(code) + "', 'fortran_order':False, 'shape':(" + dims + "), }";
+  // Version 1 stores the header's length in 2 bytes; version 2 (as numpy
+  // chooses) in 4, for longer headers. The whole header is padded to 64 bytes.
+  auto padded = [&](size_t prefix) { return (prefix + dict.size() + 1 + 63) & ~size_t(63); };
+  const size_t prefix = padded(10) - 10 > 65535 ? 12 : 10;  // magic, version, length
+  const size_t total = padded(prefix);
+  const uint64_t headerLength = total - prefix;
+  if (headerLength > UINT32_MAX) throw std::invalid_argument("the shape's header is longer than 4 GiB");
   std::vector<uint8_t> out(kMagic, kMagic + 6);
-  out.push_back(1);
+  out.reserve(total + count * size);
+  out.push_back(prefix == 10 ? 1 : 2);
   out.push_back(0);
-  const size_t headerLength = total - 10;
-  out.push_back(static_cast<uint8_t>(headerLength & 0xFF));
-  out.push_back(static_cast<uint8_t>(headerLength >> 8));
+  for (size_t b = 0; b < prefix - 8; ++b) out.push_back(static_cast<uint8_t>(headerLength >> (8 * b)));
   out.insert(out.end(), dict.begin(), dict.end());
   out.resize(total, ' ');
   out.back() = '\n';
-  out.insert(out.end(), data.begin(), data.end());
+  out.insert(out.end(), data.begin(), data.begin() + static_cast<std::ptrdiff_t>(count * size));
   return out;
 }
 

@@ -21,8 +21,11 @@ struct NpyArray {
 // the shape are ignored.
 NpyArray readNpy(const std::vector<uint8_t>& file);
 // Version 1.0, as DxDispatch writes: {'descr':'<f4', 'fortran_order':False,
-// 'shape':(2,3,), } padded with spaces to a multiple of 64 bytes, then '\n'.
-std::vector<uint8_t> writeNpy(DML_TENSOR_DATA_TYPE type, const std::vector<uint32_t>& shape,
+// 'shape':(2,3,), } padded with spaces to a multiple of 64 bytes, then '\n'
+// (version 2.0 where the header passes version 1's 65535 bytes), then the
+// shape's elements: the first of `data`. Throws std::invalid_argument for
+// a shape larger than the data, or a type with no NumPy code.
+std::vector<uint8_t> writeNpy(DML_TENSOR_DATA_TYPE type, const std::vector<uint64_t>& shape,
                               const std::vector<uint8_t>& data);
 
 }  // namespace dispatch

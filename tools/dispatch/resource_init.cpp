@@ -1,5 +1,6 @@
 #include "resource_init.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "data_types.hpp"
@@ -40,32 +41,48 @@ uint64_t add(DML_TENSOR_DATA_TYPE type, uint64_t v, uint64_t delta) {
   }
 }
 
-void append(std::vector<uint8_t>& out, uint64_t bits, uint32_t size) {
-  for (uint32_t b = 0; b < size; ++b) out.push_back(static_cast<uint8_t>(bits >> (8 * b)));
+// Bytes [from, from + count) of an element's little-endian bits.
+void put(uint8_t* out, uint64_t bits, size_t from, size_t count) {
+  for (size_t b = 0; b < count; ++b) out[b] = static_cast<uint8_t>(bits >> (8 * (from + b)));
 }
 
 }  // namespace
 
-std::vector<uint8_t> initialValues(const Resource& r) {
-  const uint32_t size = DMLElementSizeInBytes(r.dataType);
-  std::vector<uint8_t> out;
-  if (const auto* bytes = std::get_if<BytesInit>(&r.init)) return bytes->bytes;
-  out.reserve(r.initialBytes);
-  if (const auto* constant = std::get_if<ConstantInit>(&r.init)) {
-    for (uint32_t i = 0; i < constant->count; ++i) append(out, constant->bits, size);
-  } else if (const auto* sequence = std::get_if<SequenceInit>(&r.init)) {
-    uint64_t v = sequence->start;
-    for (uint32_t i = 0; i < sequence->count; ++i) {
-      append(out, v, size);
-      v = add(r.dataType, v, sequence->delta);
+ContentsWriter::ContentsWriter(const Resource& resource)
+    : r_(resource), elementSize_(DMLElementSizeInBytes(resource.dataType)) {
+  if (const auto* sequence = std::get_if<SequenceInit>(&r_.init)) value_ = sequence->start;
+}
+
+void ContentsWriter::next(uint8_t* out, size_t bytes) {
+  const uint64_t valuesEnd = std::min(offset_ + bytes, r_.initialBytes);
+  const size_t n = offset_ < valuesEnd ? static_cast<size_t>(valuesEnd - offset_) : 0;
+  if (n) values(out, n);
+  std::memset(out + n, 0, bytes - n);  // the buffer past the values
+  offset_ += bytes;
+}
+
+void ContentsWriter::values(uint8_t* out, size_t n) {
+  if (const auto* file = std::get_if<BytesInit>(&r_.init)) {
+    std::memcpy(out, file->bytes.data() + offset_, n);
+  } else if (const auto* constant = std::get_if<ConstantInit>(&r_.init)) {
+    // One element from where the piece starts in it, then copies of what is written, doubling.
+    const size_t phase = offset_ % elementSize_, first = std::min(elementSize_, n);
+    for (size_t b = 0; b < first; ++b) put(out + b, constant->bits, (phase + b) % elementSize_, 1);
+    for (size_t filled = first; filled < n; filled += std::min(filled, n - filled))
+      std::memcpy(out + filled, out, std::min(filled, n - filled));
+  } else if (const auto* sequence = std::get_if<SequenceInit>(&r_.init)) {
+    for (size_t i = 0; i < n;) {
+      const size_t phase = (offset_ + i) % elementSize_, take = std::min(elementSize_ - phase, n - i);
+      put(out + i, value_, phase, take);
+      if (phase + take == elementSize_) value_ = add(r_.dataType, value_, sequence->delta);
+      i += take;
     }
   }
-  return out;
 }
 
 std::vector<uint8_t> initialContents(const Resource& r) {
-  std::vector<uint8_t> out = initialValues(r);
-  out.resize(r.sizeInBytes, 0);
+  std::vector<uint8_t> out(r.sizeInBytes);
+  ContentsWriter(r).next(out.data(), out.size());
   return out;
 }
 

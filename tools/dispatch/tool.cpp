@@ -1,5 +1,9 @@
+// volk first: it declares Vulkan's functions as pointers (vkdml.hpp includes vulkan_core.h).
+#include <volk.h>
+
 #include "tool.hpp"
 
+#include <algorithm>
 #include <ostream>
 
 #include "device_list.hpp"
@@ -8,13 +12,37 @@
 
 namespace dispatch {
 
+namespace {
+
+// The largest device-local memory heap, where vkdml's buffers go (0: none said).
+uint64_t deviceLocalMemory(const vkdml::Device& device) {
+  if (volkInitialize() != VK_SUCCESS) return 0;
+  volkLoadInstanceOnly(device.instance());
+  VkPhysicalDeviceMemoryProperties memory;
+  vkGetPhysicalDeviceMemoryProperties(device.physicalDevice(), &memory);
+  uint64_t largest = 0;
+  for (uint32_t i = 0; i < memory.memoryHeapCount; ++i)
+    if (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+      largest = std::max<uint64_t>(largest, memory.memoryHeaps[i].size);
+  return largest;
+}
+
+}  // namespace
+
+ParseOptions parseOptions(const vkdml::Device& device, const Options& options) {
+  ParseOptions parse;
+  parse.inputPath = options.inputPath;
+  if (const uint64_t maxBuffer = device.info().maxBufferSize)
+    parse.maxResourceBytes = std::min(parse.maxResourceBytes, maxBuffer);
+  if (const uint64_t memory = deviceLocalMemory(device)) parse.maxModelBytes = memory;
+  return parse;
+}
+
 int runOnDevice(vkdml::Device& device, const Options& options, std::ostream& out, std::ostream& err) {
   out << "Running on '" << device.info().name << "'" << std::endl;
   Model model;
   try {
-    ParseOptions parse;
-    parse.inputPath = options.inputPath;
-    model = parseModelFile(options.model, parse);
+    model = parseModelFile(options.model, parseOptions(device, options));
   } catch (const std::exception& e) {
     err << "Failed to parse the model: " << e.what() << std::endl;
     return 1;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model_parser.hpp"
 #include "options.hpp"
 
 namespace dispatch {
@@ -17,5 +18,9 @@ namespace dispatch {
 int runTool(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 // Everything after the device is made (the tests run models on theirs).
 int runOnDevice(vkdml::Device& device, const Options& options, std::ostream& out, std::ostream& err);
+// The reader's limits on a device, checked before anything is read or built:
+// a resource holds at most 4 GiB and the device's maxBufferSize, the model's
+// resources together at most its largest device-local memory heap.
+ParseOptions parseOptions(const vkdml::Device& device, const Options& options);
 
 }  // namespace dispatch
