@@ -63,7 +63,7 @@
 // PACKED: how many K steps ahead the packed chunks are loaded into
 // registers: 3 where only B comes packed or A by rows (a short K over many
 // tiles), 1 where A comes packed otherwise (the faster of each on the
-// H200's 3x3 layer and stem, bench/RESULTS.md).
+// H200's 3x3 layer and stem, bench/results/prefetch.md).
 #define PREFETCH 1
 #endif
 

@@ -169,7 +169,7 @@ GemmSplit splitGemm(const GemmLoops& loops, uint64_t tiles, uint32_t steps, cons
 // (shader::K_SPLIT) into chunks of kSplitMinSteps K steps or more, aiming
 // at kSplitTargetGroups workgroups, where one dispatch takes all of K
 // anyway and the output is dense (a fill zeroes exactly its elements
-// first). Measured on an H100 (bench/RESULTS.md): 2.4-2.6x faster for 1 to 8
+// first). Measured on an H100 (bench/results/split_k.md): 2.4-2.6x faster for 1 to 8
 // tiles of 16 K steps or more; in chunks of 2 steps slower from 14 tiles,
 // or with 8 steps or fewer, where the fill and the atomic adds cost more
 // than the idle SMs.
@@ -181,16 +181,16 @@ constexpr uint32_t kSplitMinSteps = 2;
 // Up to kSplitWideMaxTiles tiles, in chunks of kSplitWideMinSteps or more:
 // the 26-tile layers of 144 and 64 steps then ran 0.71x and 0.73x the time
 // of 4-warp tiles over all of K (4-warp tiles split in chunks of 8, 16 or
-// 32 steps were slower), 49 tiles of 72 steps 1.06x (bench/RESULTS.md).
+// 32 steps were slower), 49 tiles of 72 steps 1.06x (bench/results/split_k.md).
 constexpr uint64_t kSplitWideMaxTiles = 32;
 constexpr uint32_t kSplitWideMinSteps = 16;
 // Each output element takes one atomic add per chunk: 72 chunks of the 3x3
-// 512->512 7x7 layer (2 tiles) ran 1.4x slower than 36 (bench/RESULTS.md).
+// 512->512 7x7 layer (2 tiles) ran 1.4x slower than 36 (bench/results/split_k.md).
 constexpr uint64_t kSplitMaxChunks = 36;
 // GEMMs of at most kNarrowTilesMaxRows rows (batch 1) split up to
 // kSplitFewRowsMaxTiles tiles in chunks of kSplitMinSteps or more: each
 // chunk's atomic adds cover few rows there. On the H200 every batch-1 layer
-// this reached ran as fast or faster, up to 1.4x (bench/results/h200_n1_narrow_tiles.md).
+// this reached ran as fast or faster, up to 1.4x (bench/results/batch1_narrow_tiles.md).
 // Such GEMMs may also take tiles of 64 columns on 4 warps for more than 64
 // output channels (the plan's fourWarps).
 constexpr uint32_t kNarrowTilesMaxRows = 1024;
@@ -201,13 +201,13 @@ constexpr uint64_t kSplitFewRowsMaxTiles = 64;
 // kSplitFewRowsMaxTiles tiles in chunks of kSplitPackedMinSteps or more:
 // faster for batch 1's 3x3 64->64 56x56 layer on an H100; slower in chunks
 // of 2, where a fill would run instead, and for a longer K in short chunks
-// (bench/results/h100_split_packed_rows.md).
+// (bench/results/split_k.md).
 constexpr uint32_t kSplitPackedMaxRows = 4096;
 constexpr uint32_t kSplitPackedMinSteps = 4;
 // At most this many tiles of 8 warps (256 columns) take 4-warp tiles of
 // 128 instead (where K is not split): on the H100 (132 SMs) 4 warps ran
 // faster at 26 and 49 tiles over all of K, slower at 98 and more, and
-// slower where they make no more tiles (bench/RESULTS.md).
+// slower where they make no more tiles (bench/results/split_k.md).
 constexpr uint64_t kFewTilesMax = 64;
 uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output,
                             uint32_t rows, bool packsA) {
@@ -302,7 +302,7 @@ std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
 
 // The path a compile takes: the option, else the Device's default
 // ($VKDML_CONVOLUTION_PATH), else the fastest the device has for this shape,
-// as measured (bench/RESULTS.md): cooperative matrices where the GEMM has at
+// as measured (bench/results/standing.md): cooperative matrices where the GEMM has at
 // least 64 columns and the input's rows are read as whole words
 // (contiguousRows), or are byte gathers (strided x, odd widths) whose im2col
 // matrix fits the packing scratch (operandsPack, as for a 7x7 stride-2
@@ -311,7 +311,7 @@ std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
 // through dot products); otherwise the packed dot products, where the
 // device says they are accelerated or is a CPU (lavapipe does not call
 // its dot products accelerated, yet the dot kernel ran faster there:
-// bench/results/lavapipe_16core_ort.md).
+// bench/results/lavapipe_onnxruntime.md).
 constexpr uint32_t kCoopmatMinRows = 48;
 
 ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& defaults, const DeviceInfo& device,
@@ -340,7 +340,7 @@ ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& de
 
 // Which operands of the cooperative-matrix GEMM are packed into scratch
 // first (convolution_integer_pack.comp): the option, else the Device's
-// default ($VKDML_CONVOLUTION_PACKING), else as measured (bench/RESULTS.md):
+// default ($VKDML_CONVOLUTION_PACKING), else as measured (bench/results/packing.md):
 // the input channels-last for a kernel wider than 1x1 over a K of 256 or
 // more where the GEMM has more than kChannelsLastMinRows rows (3x3 layers
 // at batch 32, strided or not, 7x7 ones included, and the widest at batch
@@ -356,10 +356,10 @@ ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& de
 // GEMM's own gathers cost less there than a pack dispatch (about 4 µs
 // however small), where the filter is not large; with fewer steps, or more
 // (which split K, and whose pack zeroes the output instead of a fill), or
-// more rows, packing stays ahead (bench/results/h200_n1_packing.md). Not
+// more rows, packing stays ahead (bench/results/packing.md). Not
 // for a kernel wider than 1x1 into more than 128 output channels: packed,
 // its A takes the few-row tiles of 64 columns (which gathered 3x3 rows do
-// not), measured 0.83x the time on an H100 (bench/results/h200_n1_narrow_tiles.md).
+// not), measured 0.83x the time on an H100 (bench/results/batch1_narrow_tiles.md).
 constexpr uint32_t kChannelsLastMinRows = 1024;
 constexpr uint32_t kPackBothMaxRows = 32768;
 constexpr uint32_t kGatherMaxRows = 1024;
@@ -368,7 +368,7 @@ constexpr uint32_t kGatherMinSteps = 16, kGatherMaxSteps = 72;
 // Last, an owned filter (DML_TENSOR_FLAG_OWNED_BY_DML), which the
 // initializer packs once, costs an execution no pack: where the rules above
 // pack nothing, the filter is packed from a K of kOwnedFilterMinK on (with
-// 2 K steps the GEMM's own gathers stayed ahead) (bench/results/h200_owned_weights.md).
+// 2 K steps the GEMM's own gathers stayed ahead) (bench/results/owned_weights.md).
 constexpr uint32_t kOwnedFilterMinK = 128;
 
 ConvolutionPacking measuredPacking(bool contiguousRows, uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne,
@@ -494,7 +494,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   const bool contiguousRows = (p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && wordRows) || imageRows;
   // The cooperative-matrix GEMM's tiles: 256 columns where they fit (A is
   // then staged once per 256 output channels: measured faster than 128,
-  // bench/RESULTS.md), unless 4 warps take narrower ones (below). The
+  // bench/results/four_warp_tiles.md), unless 4 warps take narrower ones (below). The
   // filter (B), and for some shapes the im2col matrix (A), are packed into
   // scratch first (convolution_integer_pack.comp, choosePacking) where that
   // takes at most kMaxPackedBytes: the GEMM then stages whole 16-byte
@@ -563,7 +563,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // Packed chunks 3 K steps ahead (the _p3 variants) where the filter
     // alone is packed, and where A is packed by rows (a short K over many
     // tiles: the stem at batch 32); 1 step ahead where A is packed
-    // otherwise (bench/RESULTS.md).
+    // otherwise (bench/results/four_warp_tiles.md).
     const bool aRows = shader::packARows(aPacking, kTiles, mTiles);
     const bool prefetch = packing && (!packA || aRows);
     const bool emulated = path == ConvolutionPath::CooperativeMatrixEmulated;
@@ -572,7 +572,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // few (they leave most of a large GPU idle; these make twice as many),
     // and tiles of 64 columns for at most 64 output channels (where half of
     // the 8-warp tile's 128 columns would be idle fragments)
-    // (bench/RESULTS.md).
+    // (bench/results/four_warp_tiles.md).
     const bool narrow = p.groupOutputChannels <= 64;
     // The workgroups a grid of `tiles` tiles of `warps` x `columns` makes,
     // K split across them or not.
@@ -591,7 +591,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // at least as many workgroups as the plan above, K split or not, unless A
     // is gathered through a kernel wider than 1x1 (each column tile gathers
     // its rows again) (measured against 256-column plans on the H200:
-    // bench/results/h200_n1_narrow_tiles.md; a device whose 8-warp tiles
+    // bench/results/batch1_narrow_tiles.md; a device whose 8-warp tiles
     // are 128 wide weighs them the same way).
     if (!narrow && p.M <= kNarrowTilesMaxRows &&
         (aPacking != shader::A_GATHERED || (p.kernelH == 1 && p.kernelW == 1))) {
@@ -658,7 +658,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     d.params = bytesOf(p);
     d.scratchBytes = persistentB ? aBytes : scratchBytes;
     // A pack that runs with each execution also zeroes the output for a
-    // split K: one command and one barrier fewer (bench/RESULTS.md).
+    // split K: one command and one barrier fewer (bench/results/split_k.md).
     const bool executionPack = packA || !persistentB;
     const bool zeroInPack = chunkSteps != 0 && executionPack && output.elementCount <= UINT32_MAX;
     std::vector<Dispatch> dispatches = gemm(d, zeroInPack);

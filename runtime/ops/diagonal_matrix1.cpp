@@ -103,7 +103,7 @@ struct DiagonalMatrix1Plan : OperatorPlan {
   // What lavapipe takes to run `dispatches`, in bytes copied at its memcpy
   // speed: each region costs about as much as 6.5 KB copied, each fill 2.3
   // KB, a byte filled half a byte copied (fitted to the diag cases of
-  // bench/RESULTS.md, "DiagonalMatrix1 in layers"). Where the band keeps
+  // bench/results/lavapipe.md, "DiagonalMatrix1 in layers"). Where the band keeps
   // little of the input, copying it whole first costs more than the
   // commands it saves.
   static uint64_t costOf(const std::vector<Dispatch>& dispatches) {

@@ -156,7 +156,7 @@ const uint PACK_SPAN_TAPS = 9u;
 // PACK_ROW_STEPS K steps and PACK_ROW_MIN_TILES m tiles or more a row per
 // item, every k's (c, ky, kx) a constant (the stem at batch 32), instead of
 // a 16-byte chunk per item. With fewer rows (fewer, longer items) it was
-// slower (bench/RESULTS.md).
+// slower (bench/results/pack_pass.md).
 const uint PACK_ROW_STEPS = 8u;
 const uint PACK_ROW_MIN_TILES = 2048u;
 #define VKDML_PACK_A_ROWS(aPacking, kSteps, mTiles) \
