@@ -1,6 +1,7 @@
 // DML_CONVOLUTION_INTEGER's plan: the descriptor's rules
-// (convolution_integer.cpp) fill it, its planner (convolution_integer_plan.cpp)
-// turns it into dispatches.
+// (convolution_integer.cpp) fill it, its planner (convolution_integer_plan.cpp,
+// with its tiles and splits in convolution_integer_tiles.cpp and its paths
+// in convolution_integer_paths.cpp) turns it into dispatches.
 #pragma once
 
 #include <optional>

@@ -44,7 +44,7 @@ void convolutionDefaultsFromEnvironment(PlanDefaults& defaults);
 // the convolution paths `device` has.
 FeatureSupport featureSupport(const DeviceInfo& device);
 // The ConvolutionPath values (Auto aside) that `device` can run
-// (convolution_integer_plan.cpp, from the rules compileOperator applies).
+// (convolution_integer_paths.cpp, from the rules compileOperator applies).
 std::vector<ConvolutionPath> convolutionPaths(const DeviceInfo& device);
 
 }  // namespace detail

@@ -64,7 +64,7 @@ const uint K_WHOLE_STEPS = 256u;        // Kg is a multiple of the kernel's K st
 const uint OUTPUT_M_QUADS = 512u;
 const uint K_TWO_STEPS = 1024u;  // Kg takes exactly two K steps of the kernel
 // How the host split the work where one invocation's loops would run too
-// long (runtime/ops/convolution_integer_plan.cpp, splitGemm), for both kernels
+// long (runtime/ops/convolution_integer_tiles.cpp, splitGemm), for both kernels
 // specialization constants (0 as always elsewhere): K_CHUNKED, the dispatch
 // takes a chunk of K (ConvParams.kBegin, kLength), one dispatch per chunk;
 // ACCUMULATE, it adds its sums to the output's values (a later chunk: 32-bit

@@ -1,0 +1,179 @@
+// DML_CONVOLUTION_INTEGER's paths (convolution_integer_plan.hpp): what each
+// path needs of the device, the path a compile takes, which operands of the
+// cooperative-matrix GEMM are packed first, and the Device's defaults for
+// both from the environment.
+#include <cstdlib>
+
+#include "convolution_integer_plan.hpp"
+
+namespace vkdml {
+namespace detail {
+
+namespace {
+constexpr const char* kOp = kConvolutionIntegerOp;
+
+// Why the device cannot run `path`, or empty.
+constexpr uint32_t kEmulatedMinSubgroup = 4;
+
+std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
+  switch (path) {
+    case ConvolutionPath::DotProduct:
+      return device.integerDotProduct ? "" : "shaderIntegerDotProduct (VK_KHR_shader_integer_dot_product)";
+    case ConvolutionPath::CooperativeMatrix:
+      if (!device.cooperativeMatrixInt8)
+        return "an int8 16x16x32 subgroup cooperative matrix (VK_NV_cooperative_matrix with shaderInt8 and "
+               "vulkanMemoryModel)";
+      if (!device.integerDotProduct) return "shaderIntegerDotProduct (its byte sums are packed dot products)";
+      [[fallthrough]];
+    case ConvolutionPath::CooperativeMatrixEmulated:
+      if (device.maxComputeSharedMemorySize < coopmatSharedBytes(128))
+        return concat(coopmatSharedBytes(128), " bytes of shared memory (it has ", device.maxComputeSharedMemorySize,
+                      ")");
+      if (path == ConvolutionPath::CooperativeMatrix && device.subgroupSize != shader::COOPMAT_SUBGROUP)
+        return concat("32-lane subgroups (it has ", device.subgroupSize, ")");
+      // Tested with 4 to 32 lanes; lavapipe's LLVM crashes compiling it for one-lane subgroups.
+      if (device.subgroupSize < kEmulatedMinSubgroup)
+        return concat("subgroups of at least ", kEmulatedMinSubgroup, " lanes (it has ", device.subgroupSize, ")");
+      if (!device.subgroupShuffleRelative) return "relative subgroup shuffles in compute shaders";
+      return "";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+// The path a compile takes: the option, else the Device's default
+// ($VKDML_CONVOLUTION_PATH), else the fastest the device has for this shape,
+// as measured (bench/results/standing.md): cooperative matrices where the GEMM has at
+// least 64 columns and the input's rows are read as whole words
+// (contiguousRows), or are byte gathers (strided x, odd widths) whose im2col
+// matrix fits the packing scratch (operandsPack, as for a 7x7 stride-2
+// stem), and at least kCoopmatMinRows output pixels (a tile holds 128: at
+// batch 1, ResNet-50's 7x7 layers, 49 rows, still ran faster on them than
+// through dot products); otherwise the packed dot products, where the
+// device says they are accelerated or is a CPU (lavapipe does not call
+// its dot products accelerated, yet the dot kernel ran faster there:
+// bench/results/lavapipe_onnxruntime.md).
+constexpr uint32_t kCoopmatMinRows = 48;
+
+ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& defaults, const DeviceInfo& device,
+                           uint32_t M, uint32_t Ng, uint32_t Kg, bool contiguousRows, bool operandsPack) {
+  ConvolutionPath path = options.convolutionPath;
+  const char* field = "CompileOptions.convolutionPath";
+  if (path == ConvolutionPath::Auto && defaults.convolutionPath != ConvolutionPath::Auto) {
+    path = defaults.convolutionPath;
+    field = "VKDML_CONVOLUTION_PATH";
+  }
+  if (path != ConvolutionPath::Auto) {
+    const std::string missing = missingFor(path, device);
+    if (!missing.empty())
+      throwUnsupported(kOp, field,
+                       concat("the ", toString(path), " path needs ", missing, ", which ", device.name, " lacks"));
+    return path;
+  }
+  if (missingFor(ConvolutionPath::CooperativeMatrix, device).empty() && (contiguousRows || operandsPack) && Ng >= 64 &&
+      Kg >= 32 && M >= kCoopmatMinRows)
+    return ConvolutionPath::CooperativeMatrix;
+  if (device.integerDotProduct &&
+      (device.integerDotProduct4x8BitPackedAccelerated || device.type == VK_PHYSICAL_DEVICE_TYPE_CPU))
+    return ConvolutionPath::DotProduct;
+  return ConvolutionPath::Portable;
+}
+
+namespace {
+// Which operands of the cooperative-matrix GEMM are packed into scratch
+// first (convolution_integer_pack.comp): the option, else the Device's
+// default ($VKDML_CONVOLUTION_PACKING), else as measured (bench/results/packing.md):
+// the input channels-last for a kernel wider than 1x1 over a K of 256 or
+// more where the GEMM has more than kChannelsLastMinRows rows (3x3 layers
+// at batch 32, strided or not, 7x7 ones included, and the widest at batch
+// 1; at 784 rows and fewer, where few tiles share a deep K, both ran
+// faster) and the groups' channels allow it; both
+// where A's rows are byte gathers (a 7x7 stride-2 stem) or the filter is
+// large (a GEMM with N*K of 2^24 or more); otherwise none for a 1x1 kernel
+// or a short K (A's rows are then whole words of consecutive channels), and
+// for a deeper kernel both where the GEMM has few rows (M <=
+// kPackBothMaxRows: batch 1, late layers), else the filter alone.
+// First, few rows over kGatherMinSteps to kGatherMaxSteps K steps (batch 1's
+// layers from 28x28 on, 1x1 or 3x3, strided or not) pack nothing: the
+// GEMM's own gathers cost less there than a pack dispatch (about 4 µs
+// however small), where the filter is not large; with fewer steps, or more
+// (which split K, and whose pack zeroes the output instead of a fill), or
+// more rows, packing stays ahead (bench/results/packing.md). Not
+// for a kernel wider than 1x1 into more than 128 output channels: packed,
+// its A takes the few-row tiles of 64 columns (which gathered 3x3 rows do
+// not), measured 0.83x the time on an H100 (bench/results/batch1_narrow_tiles.md).
+constexpr uint32_t kChannelsLastMinRows = 1024;
+constexpr uint32_t kPackBothMaxRows = 32768;
+constexpr uint32_t kGatherMaxRows = 1024;
+constexpr uint32_t kGatherMaxWideColumns = 128;
+constexpr uint32_t kGatherMinSteps = 16, kGatherMaxSteps = 72;
+// Last, an owned filter (DML_TENSOR_FLAG_OWNED_BY_DML), which the
+// initializer packs once, costs an execution no pack: where the rules above
+// pack nothing, the filter is packed from a K of kOwnedFilterMinK on (with
+// 2 K steps the GEMM's own gathers stayed ahead) (bench/results/owned_weights.md).
+constexpr uint32_t kOwnedFilterMinK = 128;
+
+ConvolutionPacking measuredPacking(bool contiguousRows, uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne,
+                                   bool channelsLastSteps) {
+  const uint32_t steps = (Kg + shader::COOPMAT_BK - 1) / shader::COOPMAT_BK;
+  const bool largeFilter = uint64_t(Ng) * Kg >= (uint64_t(1) << 24);
+  if (M <= kGatherMaxRows && steps >= kGatherMinSteps && steps <= kGatherMaxSteps && !largeFilter &&
+      (oneByOne || Ng <= kGatherMaxWideColumns))
+    return ConvolutionPacking::None;
+  if (!oneByOne && Kg >= 256 && channelsLastSteps && M > kChannelsLastMinRows) return ConvolutionPacking::ChannelsLast;
+  if (!contiguousRows || largeFilter) return ConvolutionPacking::Both;
+  if (oneByOne || Kg < 256) return ConvolutionPacking::None;
+  return M <= kPackBothMaxRows ? ConvolutionPacking::Both : ConvolutionPacking::Filter;
+}
+}  // namespace
+
+ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaults& defaults, bool contiguousRows,
+                                 uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne, bool channelsLastSteps,
+                                 bool filterOwned) {
+  if (options.convolutionPacking != ConvolutionPacking::Auto) return options.convolutionPacking;
+  if (defaults.convolutionPacking != ConvolutionPacking::Auto) return defaults.convolutionPacking;
+  const ConvolutionPacking packs = measuredPacking(contiguousRows, M, Ng, Kg, oneByOne, channelsLastSteps);
+  if (packs == ConvolutionPacking::None && filterOwned && Kg >= kOwnedFilterMinK) return ConvolutionPacking::Filter;
+  return packs;
+}
+
+std::vector<ConvolutionPath> convolutionPaths(const DeviceInfo& device) {
+  std::vector<ConvolutionPath> paths{ConvolutionPath::Portable};
+  for (ConvolutionPath path :
+       {ConvolutionPath::DotProduct, ConvolutionPath::CooperativeMatrix, ConvolutionPath::CooperativeMatrixEmulated})
+    if (missingFor(path, device).empty()) paths.push_back(path);
+  return paths;
+}
+
+void convolutionDefaultsFromEnvironment(PlanDefaults& defaults) {
+  if (const char* env = std::getenv("VKDML_CONVOLUTION_PATH"); env && *env) {
+    bool known = false;
+    for (ConvolutionPath path : {ConvolutionPath::Auto, ConvolutionPath::Portable, ConvolutionPath::DotProduct,
+                                 ConvolutionPath::CooperativeMatrix, ConvolutionPath::CooperativeMatrixEmulated})
+      if (std::string(env) == toString(path)) {
+        defaults.convolutionPath = path;
+        known = true;
+      }
+    if (!known)
+      throwInvalid("Device", "VKDML_CONVOLUTION_PATH",
+                   concat("must be auto, portable, dot, coopmat or coopmat-emulated, not \"", env, "\""));
+  }
+  if (const char* env = std::getenv("VKDML_CONVOLUTION_PACKING"); env && *env) {
+    const std::string value = env;
+    if (value == "0")
+      defaults.convolutionPacking = ConvolutionPacking::None;
+    else if (value == "b")
+      defaults.convolutionPacking = ConvolutionPacking::Filter;
+    else if (value == "ab")
+      defaults.convolutionPacking = ConvolutionPacking::Both;
+    else if (value == "nhwc")
+      defaults.convolutionPacking = ConvolutionPacking::ChannelsLast;
+    else
+      throwInvalid("Device", "VKDML_CONVOLUTION_PACKING", concat("must be 0, b, ab or nhwc, not \"", value, "\""));
+  }
+}
+
+}  // namespace detail
+}  // namespace vkdml

@@ -1,0 +1,136 @@
+// DML_CONVOLUTION_INTEGER's tiles and loops (convolution_integer_plan.hpp):
+// the portable kernel's tile shape, the loop models of both GEMM kernels
+// (kLoopBudget), and how a GEMM's K is split: over dispatches where its
+// loops would run too long, across the grid where few tiles would leave a
+// GPU idle.
+#include <algorithm>
+
+#include "convolution_integer_plan.hpp"
+
+namespace vkdml {
+namespace detail {
+
+namespace {
+constexpr const char* kOp = kConvolutionIntegerOp;
+}  // namespace
+
+// Tiles for this problem on this device. Columns: the smallest power of two
+// covering Ng (depthwise convolutions have Ng = 1), at most 128. Rows: 256
+// invocations and up to 8x8 accumulators each, shrunk when M is small. Depth:
+// up to 128, as deep as K needs and shared memory allows (for 128x128 tiles,
+// BK = 64 within lavapipe's 32 KiB, 128 within an H200's 48 KiB).
+// Invariants the shader relies on: WG = (BM/TM)*(BN/TN) is a multiple of BM,
+// BK a multiple of 16.
+TileShape chooseTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& device) {
+  uint32_t bn = 1;
+  while (bn < Ng && bn < 128) bn *= 2;
+  struct Shape {
+    uint32_t bn, wn, tn, wm, tm;
+  };
+  static constexpr Shape kShapes[] = {{128, 16, 8, 16, 8}, {64, 16, 4, 16, 8}, {32, 8, 4, 32, 4}, {16, 8, 2, 32, 4},
+                                      {8, 8, 1, 32, 4},    {4, 4, 1, 64, 2},   {2, 2, 1, 128, 1}, {1, 1, 1, 256, 1}};
+  Shape s = *std::find_if(std::begin(kShapes), std::end(kShapes), [&](const Shape& x) { return x.bn == bn; });
+  while (s.wm * s.tm / 2 >= M && s.wm * s.tm > 1) {  // fewer rows (TM first) for few output pixels
+    if (s.tm > 1)
+      s.tm /= 2;
+    else
+      s.wm /= 2;
+  }
+  // The deepest BK that fits and pads K by at most 1/8 more than BK = 16
+  // would (a 7x7x3 stem has K = 147: BK = 32 runs 160, BK = 128 would run 256).
+  const uint32_t shared = device.maxComputeSharedMemorySize ? device.maxComputeSharedMemorySize : 16384;
+  auto padded = [&](uint32_t bk) { return (uint64_t(Kg) + bk - 1) / bk * bk; };
+  TileShape t{s.wm * s.tm, s.bn, 16, s.tm, s.tn};
+  for (uint32_t bk = 32; bk <= 128; bk *= 2) {
+    TileShape deeper = t;
+    deeper.bk = bk;
+    if (deeper.sharedBytes() <= shared && padded(bk) * 8 <= padded(16) * 9) t = deeper;
+  }
+  // Vulkan guarantees 16 KiB of shared memory; the largest tiles at BK = 16 take 13 KiB.
+  return t;
+}
+
+// convolution_integer.comp, per K step: staging A (16 gathered bytes per
+// chunk of k, a loop), staging B (likewise where it gathers), the zero-point
+// sums and the multiplies (the portable path's loop over the 4 words of a
+// chunk; the dot products' loops, like the epilogue's, are unrolled). Loops
+// count whether or not their branch is taken: lavapipe runs branches that no
+// lane takes, masked.
+GemmLoops portableLoops(const TileShape& t, bool dot) {
+  const uint64_t wg = t.workgroup(), kq = t.bk / 16;
+  auto ceil = [](uint64_t a, uint64_t b) { return (a + b - 1) / b; };
+  GemmLoops loops;
+  loops.perPass = loopPasses(ceil(kq, wg / t.bm), loopPasses(16)) +
+                  loopPasses(ceil(t.bn * kq, wg), loopPasses(16) + loopPasses(4)) +
+                  loopPasses(ceil(t.bm + t.bn, wg), 2 * loopPasses(kq)) + loopPasses(kq, dot ? 0 : loopPasses(4));
+  return loops;
+}
+
+// convolution_integer_coopmat.comp: per K step, B's byte loops where it is
+// gathered (not packed) and, emulated, the loops over fragments (the matrix
+// operations are unrolled; with cooperative matrices every fragment loop
+// is); per tile, the first step's loads and the emulated epilogue's loops
+// over fragments. Prefetching packed steps (PREFETCH = 3), the step loop
+// takes 3 steps per pass through an inner loop (it may leave early, so it
+// counts although it is marked [[unroll]]).
+constexpr uint32_t kPrefetchSteps = 3;  // PREFETCH of the _p3 variants
+GemmLoops coopmatLoops(uint32_t bn, uint32_t warps, bool emulated, bool packedB, bool prefetch) {
+  const uint64_t fm = 4, fn = bn * 2 / (16 * warps), bChunks = bn * 2 / (32 * warps);
+  const uint64_t loadB = packedB ? 0 : bChunks * loopPasses(16);
+  const uint64_t multiply = emulated ? loopPasses(fm, loopPasses(fn)) : 0;
+  GemmLoops loops;
+  loops.perTile = loadB + (emulated ? loopPasses(fm / 2, loopPasses(fn)) : 0);
+  loops.perPass = prefetch ? loopPasses(kPrefetchSteps, multiply) : loadB + multiply;
+  loops.stepsPerPass = prefetch ? kPrefetchSteps : 1;
+  return loops;
+}
+
+// As GemmSplit says (convolution_integer_plan.hpp).
+GemmSplit splitGemm(const GemmLoops& loops, uint64_t tiles, uint32_t steps, const DeviceInfo& device) {
+  GemmSplit s;
+  s.groups = {gridGroups(tiles, 1, device), 1, 1};
+  s.chunkSteps = steps;
+  s.loopPasses = loops.passes(itemsPerGroup(tiles, s.groups), steps);
+  if (s.loopPasses <= kLoopBudget) return s;
+  // All of K in one dispatch, with as many tiles per workgroup as fit.
+  const uint64_t oneTile = loops.passes(1, steps);  // = tile body + 2
+  if (oneTile <= kLoopBudget) {
+    s.groups = gridGroups2D(tiles, (kLoopBudget - 1) / (oneTile - 1), device);
+    s.loopPasses = loops.passes(itemsPerGroup(tiles, s.groups), steps);
+    if (s.loopPasses <= kLoopBudget) return s;
+  }
+  // Chunks of K, as long as the budget allows with the fewest tiles per
+  // workgroup, evened out.
+  s.groups = gridGroups2D(tiles, 1, device);
+  const uint64_t perGroup = itemsPerGroup(tiles, s.groups);
+  uint32_t most = 0;  // the most steps that fit: passes grow with steps
+  for (uint32_t bit = uint32_t(1) << 31; bit; bit >>= 1)
+    if (most + bit <= steps && loops.passes(perGroup, most + bit) <= kLoopBudget) most += bit;
+  if (most == 0)
+    throw Error(ErrorCode::Internal, kOp, "plan", concat(kOp, ": plan: one K step of a tile exceeds the loop budget"));
+  s.chunks = (steps + most - 1) / most;
+  s.chunkSteps = (steps + s.chunks - 1) / s.chunks;
+  s.loopPasses = loops.passes(perGroup, s.chunkSteps);
+  return s;
+}
+
+// Few tiles over a deep K: the K steps per chunk of a split across the grid
+// (the rules and their measurements: convolution_integer_plan.hpp).
+uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output,
+                            uint32_t rows, bool packsA) {
+  const bool fewRows = rows <= kNarrowTilesMaxRows;
+  const bool packedRows = !fewRows && rows <= kSplitPackedMaxRows && packsA && steps < 2 * kSplitWideMinSteps;
+  if (split.chunks != 1 || split.groups[1] != 1 ||
+      tiles > (fewRows || packedRows ? kSplitFewRowsMaxTiles : kSplitWideMaxTiles) || steps < kSplitMinTotalSteps ||
+      output.footprintElements != output.elementCount || output.offsetAlignment % 4 != 0)
+    return 0;
+  const uint64_t minSteps = tiles <= kSplitMaxTiles || fewRows ? kSplitMinSteps
+                            : packedRows                       ? kSplitPackedMinSteps
+                                                               : kSplitWideMinSteps;
+  const uint64_t chunks = std::min({(kSplitTargetGroups + tiles - 1) / tiles, steps / minSteps, kSplitMaxChunks});
+  if (chunks < 2) return 0;
+  return static_cast<uint32_t>((steps + chunks - 1) / chunks);
+}
+
+}  // namespace detail
+}  // namespace vkdml
