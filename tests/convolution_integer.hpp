@@ -1,5 +1,5 @@
-// What the DML_CONVOLUTION_INTEGER tests share: element types and a
-// descriptor builder.
+// What the DML_CONVOLUTION_INTEGER tests share: element types, a
+// descriptor builder and the reference.
 #pragma once
 
 #include <vector>
@@ -47,6 +47,10 @@ struct Conv {
     return out;
   }
 };
+
+// The reference convolution (convolution_integer_reference.cpp).
+Tensor reference(const Conv& conv, const Tensor& input, const Tensor* inputZeroPoint, const Tensor& filter,
+                 const Tensor* filterZeroPoint, const std::vector<uint32_t>& outSizes);
 
 }  // namespace conv
 }  // namespace test
