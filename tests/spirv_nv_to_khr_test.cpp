@@ -520,17 +520,27 @@ TEST_CASE("spirv_nv_to_khr: what the translation refuses, and why") {
 }
 
 // Every NV cooperative-matrix variant of the kernel table (shaders/CMakeLists.txt):
-// the translation keeps what the kernel does: A (16 x 32 int8) row-major,
-// B (32 x 16 int8) column-major, the accumulator (16 x 16 int32) stored
-// column-major, s8 x s8 + s32 -> s32 (fragments.glsl).
-TEST_CASE("spirv_nv_to_khr: every NV cooperative-matrix kernel translates") {
-  size_t variants = 0;
+// the build's KHR form of it is its translation, and the translation keeps
+// what the kernel does: A (16 x 32 int8) row-major, B (32 x 16 int8)
+// column-major, the accumulator (16 x 16 int32) stored column-major, s8 x
+// s8 + s32 -> s32 (fragments.glsl).
+TEST_CASE("spirv_nv_to_khr: every NV cooperative-matrix kernel translates, as the build's KHR kernels") {
+  size_t variants = 0, khrVariants = 0;
+  std::set<std::string> names;
+  for (const char* name : vkdml::detail::kKernelNames) {
+    names.insert(name);
+    if (contains(name, "coopmat_khr")) ++khrVariants;
+  }
   for (const std::string name : vkdml::detail::kKernelNames) {
-    if (!contains(name, "coopmat_nv")) continue;
+    const size_t at = name.find("coopmat_nv");
+    if (at == std::string::npos) continue;
     ++variants;
-    INFO(name);
+    const std::string khrName = name.substr(0, at) + "coopmat_khr" + name.substr(at + 10);
+    INFO(name << " -> " << khrName);
     const std::vector<uint32_t> nv = readSpirv(VKDML_SPIRV_DIR "/" + name + ".spv");
     const std::vector<uint32_t> khr = sp::translateNvCooperativeMatrixToKhr(nv);
+    REQUIRE(names.count(khrName));
+    CHECK(readSpirv(VKDML_SPIRV_DIR "/" + khrName + ".spv") == khr);
     const Summary s = checkTranslation(nv, khr);
     std::set<MatrixType> types;
     std::map<uint32_t, uint32_t> uses;
@@ -554,4 +564,5 @@ TEST_CASE("spirv_nv_to_khr: every NV cooperative-matrix kernel translates") {
     }
   }
   CHECK(variants == 24);  // 4 tiles x 2 offset widths x 3 packings
+  CHECK(khrVariants == variants);
 }

@@ -2,8 +2,8 @@
 //
 // glslang 12 (Debian bookworm) compiles GL_NV_cooperative_matrix but knows
 // no GL_KHR_cooperative_matrix; the SPIR-V of the two extensions maps one to
-// one, so the NV form can be compiled and translated (main.cpp: the
-// build-time tool vkdml-spirv-nv-to-khr).
+// one, so the build compiles the NV form and translates it (main.cpp: the
+// build-time tool vkdml-spirv-nv-to-khr; shaders/CMakeLists.txt runs it).
 //
 // What changes (SPV_KHR_cooperative_matrix, revision 10; every other
 // instruction is kept word for word, in its place):
