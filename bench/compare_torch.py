@@ -130,6 +130,39 @@ def int_mm_tops(gemm):
     return 2 * m * n * k / ms / 1e9
 
 
+def unfold_int_mm_us(result):
+    """What a PyTorch user runs for an int8 convolution on the GPU: the
+    input padded and unfolded into the im2col matrix (Tensor.unfold, as
+    int8: torch.nn.functional.unfold takes floating types only), then
+    torch._int_mm with the filter as K x N, K and N padded to multiples of 8;
+    GPU time of the whole, microseconds. None without PyTorch or where it
+    refuses."""
+    if not have_torch() or "convolution" not in result:
+        return None
+    (n, c, h, w), (oc, _, kh, kw) = (dims(part) for part in result["shape"].split(" * "))
+    stride, pad = (int(v) for v in re.match(r"stride (\d+) pad (\d+)", result["convolution"]).groups())
+    k = c * kh * kw
+    kp, ocp = (k + 7) // 8 * 8, (oc + 7) // 8 * 8
+    try:
+        x = torch.randint(-128, 128, (n, h, w, c), dtype=torch.int8, device="cuda")  # channels-last, as torch keeps it
+        f = torch.randint(-128, 128, (ocp, kp), dtype=torch.int8, device="cuda").t()
+
+        def run():
+            padded = torch.nn.functional.pad(x, (0, 0, pad, pad, pad, pad))
+            cols = padded.unfold(1, kh, stride).unfold(2, kw, stride)  # n, oh, ow, c, kh, kw
+            a = cols.reshape(-1, k)
+            if kp != k:
+                a = torch.nn.functional.pad(a, (0, kp - k))
+            return torch._int_mm(a.contiguous(), f)
+
+        return median_ms(run) * 1e3
+    except RuntimeError as e:
+        print(f"unfold + torch._int_mm on {result['case']}: {str(e).splitlines()[0]}", file=sys.stderr)
+        return None
+    finally:
+        torch.cuda.empty_cache()
+
+
 _int_mm_cache = {}
 
 
@@ -237,10 +270,10 @@ def network_tables(vk, markdown):
         print(f"{network}: {sum(r['count'] for r in rows_in)} convolutions, {len(rows_in)} distinct "
               f"(UINT8 x INT8, zero points; vkdml path: {', '.join(sorted({r.get('path', '') for r in rows_in}))})")
         header = ["layer", "count", "GEMM MxNxK", "vkdml kernels", "vkdml us", "vkdml TOPS", "_int_mm us",
-                  "_int_mm TOPS", "vkdml/_int_mm", "output fill us"]
+                  "_int_mm TOPS", "vkdml/_int_mm", "unfold+_int_mm us", "vkdml/(unfold+_int_mm)", "output fill us"]
         rows = []
-        total_ops = total_vk = total_mm = 0.0
-        mm_complete = True
+        total_ops = total_vk = total_mm = total_unfold = 0.0
+        mm_complete = unfold_complete = True
         for r in rows_in:
             m, n, k = dims(r["gemm"])
             ops = 2.0 * m * n * k
@@ -252,16 +285,25 @@ def network_tables(vk, markdown):
                 mm_complete = False
             else:
                 total_mm += mm_us * r["count"]
+            unfold_us = unfold_int_mm_us(r)
+            if unfold_us is None:
+                unfold_complete = False
+            else:
+                total_unfold += unfold_us * r["count"]
+            vk_us = r["median_ns"] / 1e3
             rows.append([r["case"].removeprefix(network + " "), str(r["count"]), r["gemm"], kernel_label(r),
-                         f"{r['median_ns'] / 1e3:.1f}", f"{r['tops']:.1f}", fmt(mm_us, ".1f"), fmt(mm, ".0f"),
-                         fmt(mm and r["tops"] / mm, ".2f"),
+                         f"{vk_us:.1f}", f"{r['tops']:.1f}", fmt(mm_us, ".1f"), fmt(mm, ".0f"),
+                         fmt(mm and r["tops"] / mm, ".2f"), fmt(unfold_us, ".1f"),
+                         fmt(unfold_us and unfold_us / vk_us, ".2f"),
                          f"{r['output_fill_ns'] / 1e3:.1f}" if "output_fill_ns" in r else "-"])
         mm_total = total_mm if mm_complete and total_mm else None
+        unfold_total = total_unfold if unfold_complete and total_unfold else None
         rows.append([f"**total** ({network})" if markdown else f"total ({network})",
                      str(sum(r["count"] for r in rows_in)), f"{total_ops / 1e9:.1f} GOP", "",
                      f"{total_vk:.1f}", f"{total_ops / total_vk / 1e6:.1f}", fmt(mm_total, ".1f"),
                      fmt(mm_total and total_ops / mm_total / 1e6, ".0f"),
-                     fmt(mm_total and mm_total / total_vk, ".2f"), ""])
+                     fmt(mm_total and mm_total / total_vk, ".2f"), fmt(unfold_total, ".1f"),
+                     fmt(unfold_total and unfold_total / total_vk, ".2f"), ""])
         print_table(header, rows, markdown)
 
 

@@ -43,6 +43,7 @@
 #include "coopmat_peakWarpTile.h"
 #include "coopmat_peakWarpTileBarrier.h"
 #include "copy_limit.h"
+#include "dot_peak.h"
 #include "memory.hpp"
 
 namespace {
@@ -245,17 +246,31 @@ const PeakProbe kPeakProbes[] = {
     {"peak: the warp tile, a barrier per K step", "4x4 fragments, then barrier()", kCoopmatPeakWarpTileBarrierSpirv,
      sizeof kCoopmatPeakWarpTileBarrierSpirv, 16},
 };
-double coopmatPeak(vkdml::Device& device, class Timer& timer, const Options& options, const PeakProbe& probe,
-                   double& operations) {
-  RawKernel kernel(device, probe.spirv, probe.spirvBytes, 12);
+// Runs a register-only probe (4096 workgroups of 256 invocations, 2048
+// iterations, each workgroup writing its results to a buffer) and returns
+// its ns; `operations` is what it did, `opsPerGroupIteration` per workgroup
+// and iteration.
+double registerProbe(vkdml::Device& device, class Timer& timer, const Options& options, const uint32_t* spirv,
+                     size_t spirvBytes, double opsPerGroupIteration, double& operations) {
+  RawKernel kernel(device, spirv, spirvBytes, 12);
   const uint32_t groups = 4096, iterations = 2048;
   vkdml::Buffer results = device.createBuffer(uint64_t(groups) * 256 * 4);
   struct {
     uint64_t results;
     uint32_t iterations;
   } push{results.address(), iterations};
-  operations = double(groups) * 8 /* subgroups */ * iterations * probe.accumulators * 2 * 16 * 16 * 32;
+  operations = double(groups) * iterations * opsPerGroupIteration;
   return timer.median([&](VkCommandBuffer cmd) { kernel.record(cmd, &push, groups); }, options.warmup, options.reps);
+}
+double coopmatPeak(vkdml::Device& device, class Timer& timer, const Options& options, const PeakProbe& probe,
+                   double& operations) {
+  return registerProbe(device, timer, options, probe.spirv, probe.spirvBytes,
+                       8.0 /* subgroups */ * probe.accumulators * 2 * 16 * 16 * 32, operations);
+}
+// The packed-dot-product ceiling: bench/dot_peak.comp.
+double dotPeak(vkdml::Device& device, class Timer& timer, const Options& options, double& operations) {
+  return registerProbe(device, timer, options, kDotPeakSpirv, sizeof kDotPeakSpirv,
+                       256.0 * 8 /* accumulators */ * 2 * 4, operations);
 }
 
 struct Result {
@@ -456,6 +471,17 @@ int main(int argc, char** argv) {
       results.push_back(r);
     };
 
+    if (info.integerDotProduct && matches(options.filter, "dot peak", true)) {
+      Result r;
+      r.op = "dotpeak";
+      r.name = "peak: register-only packed u8 x s8 dot products";
+      r.shape = "OpSUDot, 8 accumulators per invocation";
+      r.dtype = "INT8";
+      r.ns = dotPeak(*device, timer, options, r.operations);
+      std::printf("%-8s %-42s %-30s %-8s %10s %11.1f %9.3f TOPS\n", r.op.c_str(), r.name.c_str(), r.shape.c_str(),
+                  r.dtype.c_str(), "-", r.ns / 1e3, r.operations / r.ns / 1e3);
+      results.push_back(r);
+    }
     // The first is the peak that compare_torch.py reads (the first "coopmat" result).
     if (info.cooperativeMatrixInt8 && matches(options.filter, "coopmat peak", true))
       for (const PeakProbe& probe : kPeakProbes) {
@@ -477,7 +503,8 @@ int main(int argc, char** argv) {
         continue;
       }
       for (vkdml::ConvolutionPath path : {vkdml::ConvolutionPath::Portable, vkdml::ConvolutionPath::DotProduct,
-                                          vkdml::ConvolutionPath::CooperativeMatrix, vkdml::ConvolutionPath::Auto}) {
+                                          vkdml::ConvolutionPath::CooperativeMatrix,
+                                          vkdml::ConvolutionPath::CooperativeMatrixKHR, vkdml::ConvolutionPath::Auto}) {
         // Auto only where asked for: the forced paths already cover it.
         if (options.path.empty() && path == vkdml::ConvolutionPath::Auto) continue;
         if (!options.path.empty() &&

@@ -71,7 +71,7 @@ class Decoder {
                                  : b < 220 ? P::Portable
                                  : b < 240 ? P::DotProduct
                                  : b < 252 ? P::CooperativeMatrix
-                                           : static_cast<P>(r_.pick<int>({-1, 5, 1000, INT_MIN}));
+                                           : static_cast<P>(r_.pick<int>({-1, 6, 1000, INT_MIN}));
   }
 
   void bindCalls() {

@@ -57,7 +57,7 @@ std::string gCase;
 
 // decode.cpp also draws values outside the enumeration, which compile must reject.
 bool knownPath(vkdml::ConvolutionPath path) {
-  return static_cast<uint32_t>(path) <= static_cast<uint32_t>(vkdml::ConvolutionPath::CooperativeMatrixEmulated);
+  return static_cast<uint32_t>(path) <= static_cast<uint32_t>(vkdml::ConvolutionPath::CooperativeMatrixKHR);
 }
 
 template <typename... Args>
@@ -429,7 +429,8 @@ Outcome Run::go() {
     using P = vkdml::ConvolutionPath;
     const P path = c_.options.convolutionPath;
     const bool unsupportedPath =
-        e.code() == vkdml::ErrorCode::Unsupported && (path == P::DotProduct || path == P::CooperativeMatrix);
+        e.code() == vkdml::ErrorCode::Unsupported &&
+        (path == P::DotProduct || path == P::CooperativeMatrix || path == P::CooperativeMatrixKHR);
     const bool rejectedPath =
         e.code() == vkdml::ErrorCode::InvalidArgument && !knownPath(path) &&
         std::string_view(e.what()).find("CompileOptions.convolutionPath") != std::string_view::npos;

@@ -183,6 +183,10 @@ TEST_CASE("convolution_integer: paths: options, the environment variable, refusa
        "coopmat_nv"},
       {vkdml::ConvolutionPath::CooperativeMatrixEmulated,
        info.maxComputeSharedMemorySize >= coopmatShared && info.subgroupSize >= 4, "coopmat_emulated"},
+      {vkdml::ConvolutionPath::CooperativeMatrixKHR,
+       info.cooperativeMatrixKHRInt8 && info.integerDotProduct && info.subgroupSize == 32 &&
+           info.maxComputeSharedMemorySize >= coopmatShared,
+       "coopmat_khr"},
   };
   for (const Expected& e : paths) {
     CAPTURE(vkdml::toString(e.path));

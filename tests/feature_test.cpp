@@ -65,6 +65,7 @@ TEST_CASE("feature: ConvolutionInteger's paths follow the device") {
     CHECK(has(vkdml::ConvolutionPath::Portable));
     CHECK(!has(vkdml::ConvolutionPath::Auto));
     CHECK(has(vkdml::ConvolutionPath::CooperativeMatrix) == d.info().cooperativeMatrixInt8);
+    CHECK(has(vkdml::ConvolutionPath::CooperativeMatrixKHR) == d.info().cooperativeMatrixKHRInt8);
     CHECK(has(vkdml::ConvolutionPath::DotProduct) == d.info().integerDotProduct);
     // Each path listed compiles.
     auto small = test::smallConvolution(8);

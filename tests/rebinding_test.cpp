@@ -108,6 +108,7 @@ TEST_CASE("rebinding: a split-K convolution's zero fill follows the rebound outp
   const DML_OPERATOR_DESC& desc = conv.make(input, nullptr, filter, nullptr, output);
   std::vector<vkdml::ConvolutionPath> paths = {vkdml::ConvolutionPath::CooperativeMatrixEmulated};
   if (d.info().cooperativeMatrixInt8) paths.push_back(vkdml::ConvolutionPath::CooperativeMatrix);
+  if (d.info().cooperativeMatrixKHRInt8) paths.push_back(vkdml::ConvolutionPath::CooperativeMatrixKHR);
   for (auto path : paths)
     for (auto packing : {vkdml::ConvolutionPacking::Auto, vkdml::ConvolutionPacking::None}) {
       CAPTURE(static_cast<int>(path));

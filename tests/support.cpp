@@ -278,8 +278,9 @@ void checkConvolutionPath(const vkdml::Operator& op, const vkdml::CompiledOperat
   if (packing && std::string(packing) == "0") CHECK(!has("_packed"));
   if (forced == "portable") CHECK((!has("_dot") && !has("coopmat")));
   if (forced == "dot") CHECK(has("_dot"));
-  if (forced == "coopmat") CHECK((has("coopmat_nv") || has("coopmat_khr")));
+  if (forced == "coopmat") CHECK(has("coopmat_nv"));
   if (forced == "coopmat-emulated") CHECK(has("coopmat_emulated"));
+  if (forced == "coopmat-khr") CHECK(has("coopmat_khr"));
 }
 }  // namespace
 

@@ -121,6 +121,17 @@ struct DeviceInfo {
   // kernel needs (shaderInt8, vulkanMemoryModel): the cooperative-matrix
   // convolution path can run.
   bool cooperativeMatrixInt8 = false;
+  bool cooperativeMatrixKHR = false;  // VK_KHR_cooperative_matrix (enabled)
+  // The subgroup-scope int8 shapes (s8 x s8 -> s32, M x N x K) the device
+  // lists for VK_KHR_cooperative_matrix (vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR).
+  struct MatrixShape {
+    uint32_t m = 0, n = 0, k = 0;
+  };
+  std::vector<MatrixShape> cooperativeMatrixKHRInt8Shapes;
+  // One of them is a shape the KHR cooperative-matrix kernel takes (today
+  // 16x16x32), with what it needs (shaderInt8, vulkanMemoryModel): the
+  // coopmat-khr convolution path can run.
+  bool cooperativeMatrixKHRInt8 = false;
   bool validationEnabled = false;
   bool pipelineCacheLoaded = false;  // DeviceOptions::pipelineCacheData matched this device and the driver took it
 };
@@ -168,8 +179,13 @@ enum class ConvolutionPath {
   // arithmetic) with the matrix operations written out in plain GLSL: slow,
   // for testing that kernel on devices without cooperative matrices.
   CooperativeMatrixEmulated,
+  // The cooperative-matrix kernel through the standard extension
+  // (VK_KHR_cooperative_matrix: AMD, Intel, NVIDIA and others), its SPIR-V
+  // translated at build time from the NV kernel's.
+  CooperativeMatrixKHR,
 };
-// Names as in $VKDML_CONVOLUTION_PATH: "auto", "portable", "dot", "coopmat", "coopmat-emulated".
+// Names as in $VKDML_CONVOLUTION_PATH: "auto", "portable", "dot", "coopmat", "coopmat-emulated",
+// "coopmat-khr".
 VKDML_API const char* toString(ConvolutionPath path);
 
 // Which operands the cooperative-matrix paths of DML_CONVOLUTION_INTEGER

@@ -15,7 +15,7 @@ void requireEnum(const char* op, const char* field, const char* type, Enum value
 
 void checkCompileOptions(const char* op, const CompileOptions& options) {
   requireEnum(op, "CompileOptions.convolutionPath", "ConvolutionPath", options.convolutionPath,
-              ConvolutionPath::CooperativeMatrixEmulated);
+              ConvolutionPath::CooperativeMatrixKHR);
   requireEnum(op, "CompileOptions.convolutionPacking", "ConvolutionPacking", options.convolutionPacking,
               ConvolutionPacking::ChannelsLast);
   requireEnum(op, "CompileOptions.copyPath", "CopyPath", options.copyPath, CopyPath::Kernel);

@@ -20,16 +20,20 @@ std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
     case ConvolutionPath::DotProduct:
       return device.integerDotProduct ? "" : "shaderIntegerDotProduct (VK_KHR_shader_integer_dot_product)";
     case ConvolutionPath::CooperativeMatrix:
-      if (!device.cooperativeMatrixInt8)
+    case ConvolutionPath::CooperativeMatrixKHR:
+      if (path == ConvolutionPath::CooperativeMatrix && !device.cooperativeMatrixInt8)
         return "an int8 16x16x32 subgroup cooperative matrix (VK_NV_cooperative_matrix with shaderInt8 and "
                "vulkanMemoryModel)";
+      if (path == ConvolutionPath::CooperativeMatrixKHR && !device.cooperativeMatrixKHRInt8)
+        return "an int8 16x16x32 subgroup cooperative matrix (VK_KHR_cooperative_matrix with shaderInt8 and "
+               "vulkanMemoryModel; the kernel takes no other shape yet)";
       if (!device.integerDotProduct) return "shaderIntegerDotProduct (its byte sums are packed dot products)";
       [[fallthrough]];
     case ConvolutionPath::CooperativeMatrixEmulated:
       if (device.maxComputeSharedMemorySize < coopmatSharedBytes(128))
         return concat(coopmatSharedBytes(128), " bytes of shared memory (it has ", device.maxComputeSharedMemorySize,
                       ")");
-      if (path == ConvolutionPath::CooperativeMatrix && device.subgroupSize != shader::COOPMAT_SUBGROUP)
+      if (path != ConvolutionPath::CooperativeMatrixEmulated && device.subgroupSize != shader::COOPMAT_SUBGROUP)
         return concat("32-lane subgroups (it has ", device.subgroupSize, ")");
       // Tested with 4 to 32 lanes; lavapipe's LLVM crashes compiling it for one-lane subgroups.
       if (device.subgroupSize < kEmulatedMinSubgroup)
@@ -72,9 +76,11 @@ ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& de
                        concat("the ", toString(path), " path needs ", missing, ", which ", device.name, " lacks"));
     return path;
   }
-  if (missingFor(ConvolutionPath::CooperativeMatrix, device).empty() && (contiguousRows || operandsPack) && Ng >= 64 &&
-      Kg >= 32 && M >= kCoopmatMinRows)
-    return ConvolutionPath::CooperativeMatrix;
+  // NV's extension where the device has both: the KHR kernel is the same
+  // one translated (bench/results/khr_cooperative_matrix.md).
+  if ((contiguousRows || operandsPack) && Ng >= 64 && Kg >= 32 && M >= kCoopmatMinRows)
+    for (ConvolutionPath coopmat : {ConvolutionPath::CooperativeMatrix, ConvolutionPath::CooperativeMatrixKHR})
+      if (missingFor(coopmat, device).empty()) return coopmat;
   if (device.integerDotProduct &&
       (device.integerDotProduct4x8BitPackedAccelerated || device.type == VK_PHYSICAL_DEVICE_TYPE_CPU))
     return ConvolutionPath::DotProduct;
@@ -141,8 +147,8 @@ ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaul
 
 std::vector<ConvolutionPath> convolutionPaths(const DeviceInfo& device) {
   std::vector<ConvolutionPath> paths{ConvolutionPath::Portable};
-  for (ConvolutionPath path :
-       {ConvolutionPath::DotProduct, ConvolutionPath::CooperativeMatrix, ConvolutionPath::CooperativeMatrixEmulated})
+  for (ConvolutionPath path : {ConvolutionPath::DotProduct, ConvolutionPath::CooperativeMatrix,
+                               ConvolutionPath::CooperativeMatrixEmulated, ConvolutionPath::CooperativeMatrixKHR})
     if (missingFor(path, device).empty()) paths.push_back(path);
   return paths;
 }
@@ -151,14 +157,15 @@ void convolutionDefaultsFromEnvironment(PlanDefaults& defaults) {
   if (const char* env = std::getenv("VKDML_CONVOLUTION_PATH"); env && *env) {
     bool known = false;
     for (ConvolutionPath path : {ConvolutionPath::Auto, ConvolutionPath::Portable, ConvolutionPath::DotProduct,
-                                 ConvolutionPath::CooperativeMatrix, ConvolutionPath::CooperativeMatrixEmulated})
+                                 ConvolutionPath::CooperativeMatrix, ConvolutionPath::CooperativeMatrixEmulated,
+                                 ConvolutionPath::CooperativeMatrixKHR})
       if (std::string(env) == toString(path)) {
         defaults.convolutionPath = path;
         known = true;
       }
     if (!known)
       throwInvalid("Device", "VKDML_CONVOLUTION_PATH",
-                   concat("must be auto, portable, dot, coopmat or coopmat-emulated, not \"", env, "\""));
+                   concat("must be auto, portable, dot, coopmat, coopmat-emulated or coopmat-khr, not \"", env, "\""));
   }
   if (const char* env = std::getenv("VKDML_CONVOLUTION_PACKING"); env && *env) {
     const std::string value = env;

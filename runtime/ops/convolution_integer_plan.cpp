@@ -157,7 +157,8 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   const ConvolutionPath path = choosePath(options, defaults, device, p.M, p.groupOutputChannels, p.groupK,
                                           contiguousRows, fitsScratch(packedA + packedB));
   Dispatch d;
-  if (path == ConvolutionPath::CooperativeMatrix || path == ConvolutionPath::CooperativeMatrixEmulated) {
+  if (path == ConvolutionPath::CooperativeMatrix || path == ConvolutionPath::CooperativeMatrixEmulated ||
+      path == ConvolutionPath::CooperativeMatrixKHR) {
     if (contiguousRows) p.flags |= shader::INPUT_ROWS_CONTIGUOUS;
     // Taps that never reach padding need no range checks: none start
     // before 0, the last output's last tap lies before the end.
@@ -251,7 +252,10 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       packedB = (Checked(groups) * nTiles * kTiles * (bn * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
     }
     const uint64_t scratchBytes = aBytes + packedB;
-    d.kernel = convolutionIntegerCoopmatKernel(emulated, warps, bn, indexBits, packing, prefetch);
+    // The KHR variants are the NV ones translated (tools/spirv_nv_to_khr): the same plan.
+    d.kernel = path == ConvolutionPath::CooperativeMatrixKHR
+                   ? convolutionIntegerCoopmatKhrKernel(warps, bn, indexBits, packing, prefetch)
+                   : convolutionIntegerCoopmatKernel(emulated, warps, bn, indexBits, packing, prefetch);
     // The geometry and flags as specialization constants, for the driver to fold.
     using Coopmat = shader::ConvolutionIntegerCoopmatConstants;
     Coopmat constants = withGeometry<Coopmat>(p);

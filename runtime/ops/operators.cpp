@@ -148,6 +148,8 @@ const char* toString(ConvolutionPath path) {
       return "coopmat";
     case ConvolutionPath::CooperativeMatrixEmulated:
       return "coopmat-emulated";
+    case ConvolutionPath::CooperativeMatrixKHR:
+      return "coopmat-khr";
   }
   return "?";
 }

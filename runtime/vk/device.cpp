@@ -149,6 +149,7 @@ std::shared_ptr<Device> Device::adopt(VkInstance instance, VkPhysicalDevice phys
   detail::readInfo(d);
   // The application's VkDevice may not have enabled these optional features.
   d.info.integerDotProduct = d.info.cooperativeMatrixNV = d.info.cooperativeMatrixInt8 = false;
+  d.info.cooperativeMatrixKHR = d.info.cooperativeMatrixKHRInt8 = false;
   createCommonObjects(d, options);
   d.queue = queue;
   return self;

@@ -45,6 +45,9 @@ struct Device::Impl {
   PFN_vkDestroyDebugUtilsMessengerEXT destroyMessenger = nullptr;
   std::function<void(const char*)> onValidationMessage;
   std::atomic<uint64_t> validationMessages{0};
+  // Messages from creating the modules and pipelines of kernels whose SPIR-V
+  // the validation layer cannot read (UncheckedShaders): counted, not reported.
+  std::atomic<uint64_t> uncheckedShaderMessages{0};
   DeviceInfo info;
   detail::PlanDefaults planDefaults;  // read from the environment at creation
   VkPhysicalDeviceProperties properties{};
@@ -104,6 +107,25 @@ struct Buffer::Impl {
 };
 
 namespace detail {
+// While one lives on a thread, the validation layer's messages there are
+// counted apart (Impl::uncheckedShaderMessages) instead of reported: around
+// the creation of a kernel's module and pipelines whose SPIR-V uses
+// SPV_KHR_cooperative_matrix, which Debian's validation layer (1.3.239)
+// predates, so its shader checks cannot read them. Nothing else is exempt.
+class UncheckedShaders {
+ public:
+  explicit UncheckedShaders(bool active);
+  ~UncheckedShaders();
+  UncheckedShaders(const UncheckedShaders&) = delete;
+  UncheckedShaders& operator=(const UncheckedShaders&) = delete;
+  static bool active();
+
+ private:
+  bool previous_;
+};
+// Whether the layer cannot check `kernel`'s SPIR-V (a translated KHR kernel).
+bool uncheckedKernel(Kernel kernel);
+
 // An empty VkPipelineCache, or one holding `initialData` (vk/pipeline.cpp).
 VkPipelineCache createPipelineCache(const Device::Impl& d, const std::vector<uint8_t>& initialData);
 }  // namespace detail

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "khr_cooperative_matrix.hpp"
 #include "setup.hpp"
 
 namespace vkdml {
@@ -26,7 +27,7 @@ std::vector<VkExtensionProperties> deviceExtensions(VkPhysicalDevice physicalDev
 
 // Optional device capabilities, by core version or extension.
 struct OptionalExtensions {
-  bool memoryModel = false, dot = false, cooperativeMatrixNV = false;
+  bool memoryModel = false, dot = false, cooperativeMatrixNV = false, cooperativeMatrixKHR = false;
   bool pipelineStatistics = false;    // where asked for (Impl::wantPipelineStatistics)
   bool maintenance4 = false;          // its properties are read (maxBufferSize); nothing is enabled
   std::vector<const char*> toEnable;  // the extensions that provide them below the core version
@@ -44,6 +45,7 @@ OptionalExtensions optionalExtensions(VkPhysicalDevice physicalDevice, uint32_t 
   o.memoryModel = byVersionOrExtension(VK_API_VERSION_1_2, VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
   o.dot = byVersionOrExtension(VK_API_VERSION_1_3, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
   o.cooperativeMatrixNV = byVersionOrExtension(~0u, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  o.cooperativeMatrixKHR = byVersionOrExtension(~0u, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
   if (statistics)
     o.pipelineStatistics = byVersionOrExtension(~0u, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   o.maintenance4 = apiVersion >= VK_API_VERSION_1_3 || hasExtension(available, VK_KHR_MAINTENANCE_4_EXTENSION_NAME);
@@ -64,6 +66,8 @@ struct Features {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
   VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperativeMatrix{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR cooperativeMatrixKHR{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pipelineStatistics{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   Features(const OptionalExtensions& has) {
@@ -79,6 +83,7 @@ struct Features {
     if (has.memoryModel) append(memoryModel);
     if (has.dot) append(dot);
     if (has.cooperativeMatrixNV) append(cooperativeMatrix);
+    if (has.cooperativeMatrixKHR) append(cooperativeMatrixKHR);
     if (has.pipelineStatistics) append(pipelineStatistics);
   }
   Features(const Features&) = delete;
@@ -100,6 +105,29 @@ bool hasInt8CooperativeMatrix(VkInstance instance, VkPhysicalDevice physicalDevi
            p.BType == VK_COMPONENT_TYPE_SINT8_NV && p.CType == VK_COMPONENT_TYPE_SINT32_NV &&
            p.DType == VK_COMPONENT_TYPE_SINT32_NV && p.scope == VK_SCOPE_SUBGROUP_NV;
   });
+}
+
+// The subgroup-scope int8 shapes (s8 x s8 -> s32, no saturation) the
+// device lists for VK_KHR_cooperative_matrix.
+std::vector<DeviceInfo::MatrixShape> int8CooperativeMatrixShapesKHR(VkInstance instance,
+                                                                    VkPhysicalDevice physicalDevice) {
+  auto get = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+  std::vector<DeviceInfo::MatrixShape> shapes;
+  if (!get) return shapes;
+  uint32_t count = 0;
+  get(physicalDevice, &count, nullptr);
+  VkCooperativeMatrixPropertiesKHR blank{};
+  blank.sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
+  std::vector<VkCooperativeMatrixPropertiesKHR> list(count, blank);
+  get(physicalDevice, &count, list.data());
+  list.resize(count);
+  for (const auto& p : list)
+    if (p.AType == VK_COMPONENT_TYPE_SINT8_NV && p.BType == VK_COMPONENT_TYPE_SINT8_NV &&
+        p.CType == VK_COMPONENT_TYPE_SINT32_NV && p.ResultType == VK_COMPONENT_TYPE_SINT32_NV &&
+        !p.saturatingAccumulation && p.scope == VK_SCOPE_SUBGROUP_NV)
+      shapes.push_back({p.MSize, p.NSize, p.KSize});
+  return shapes;
 }
 
 }  // namespace
@@ -166,6 +194,15 @@ void readInfo(Device::Impl& d) {
   // Vulkan memory model (GL_KHR_memory_scope_semantics names the scope).
   i.cooperativeMatrixInt8 = i.cooperativeMatrixNV && i.shaderInt8 && i.vulkanMemoryModel &&
                             hasInt8CooperativeMatrix(d.instance, d.physicalDevice);
+  i.cooperativeMatrixKHR = has.cooperativeMatrixKHR && f.cooperativeMatrixKHR.cooperativeMatrix;
+  if (i.cooperativeMatrixKHR)
+    i.cooperativeMatrixKHRInt8Shapes = int8CooperativeMatrixShapesKHR(d.instance, d.physicalDevice);
+  // The KHR kernel is the NV one translated: its fragments are 16x32 A,
+  // 32x16 B and 16x16 accumulators.
+  i.cooperativeMatrixKHRInt8 =
+      i.cooperativeMatrixKHR && i.shaderInt8 && i.vulkanMemoryModel &&
+      std::any_of(i.cooperativeMatrixKHRInt8Shapes.begin(), i.cooperativeMatrixKHRInt8Shapes.end(),
+                  [](const DeviceInfo::MatrixShape& s) { return s.m == 16 && s.n == 16 && s.k == 32; });
 }
 
 void createLogicalDevice(Device::Impl& d) {
@@ -203,6 +240,7 @@ void createLogicalDevice(Device::Impl& d) {
       supported.memoryModel.vulkanMemoryModel && supported.memoryModel.vulkanMemoryModelDeviceScope;
   enabled.dot.shaderIntegerDotProduct = supported.dot.shaderIntegerDotProduct;
   enabled.cooperativeMatrix.cooperativeMatrix = supported.cooperativeMatrix.cooperativeMatrix;
+  enabled.cooperativeMatrixKHR.cooperativeMatrix = supported.cooperativeMatrixKHR.cooperativeMatrix;
   enabled.pipelineStatistics.pipelineExecutableInfo = supported.pipelineStatistics.pipelineExecutableInfo;
   d.pipelineStatistics = supported.pipelineStatistics.pipelineExecutableInfo;
 

@@ -16,6 +16,10 @@ namespace {
 VKAPI_ATTR VkBool32 VKAPI_CALL onDebugMessage(VkDebugUtilsMessageSeverityFlagBitsEXT, VkDebugUtilsMessageTypeFlagsEXT,
                                               const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
   auto* impl = static_cast<Device::Impl*>(user);
+  if (UncheckedShaders::active()) {
+    ++impl->uncheckedShaderMessages;
+    return VK_FALSE;
+  }
   ++impl->validationMessages;
   const char* message = data && data->pMessage ? data->pMessage : "(no message)";
   // An exception must not unwind through the driver's C code.

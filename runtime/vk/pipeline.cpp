@@ -21,6 +21,24 @@ VkPipelineCache createPipelineCache(const Device::Impl& d, const std::vector<uin
 }
 }  // namespace detail
 
+namespace detail {
+namespace {
+thread_local bool uncheckedShaders = false;
+}  // namespace
+UncheckedShaders::UncheckedShaders(bool active) : previous_(uncheckedShaders) {
+  uncheckedShaders = uncheckedShaders || active;
+}
+UncheckedShaders::~UncheckedShaders() {
+  uncheckedShaders = previous_;
+}
+bool UncheckedShaders::active() {
+  return uncheckedShaders;
+}
+bool uncheckedKernel(Kernel kernel) {
+  return std::strstr(kernelName(kernel), "coopmat_khr") != nullptr;
+}
+}  // namespace detail
+
 detail::Pipeline::~Pipeline() {
   vk.vkDestroyPipeline(device, handle, nullptr);
   vk.vkDestroyPipelineCache(device, binary, nullptr);
@@ -41,6 +59,7 @@ VkShaderModule Device::Impl::shaderModule(detail::Kernel kernel) {
   }
 #endif
   auto slot = modules.emplace(kernel, VK_NULL_HANDLE).first;  // first: nothing to leak if this throws
+  const detail::UncheckedShaders unchecked(detail::uncheckedKernel(kernel));
   const VkResult r = vk.vkCreateShaderModule(device, &moduleInfo, nullptr, &slot->second);
   if (r != VK_SUCCESS) {
     modules.erase(slot);
@@ -80,8 +99,11 @@ std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(detail::Kernel ke
   auto p = std::make_shared<detail::Pipeline>(vk, device);  // releases what exists if anything below throws
   VkPipelineCache into = pipelineCache;
   if (pipelineCacheRoom == 0) into = p->binary = detail::createPipelineCache(*this, {});
-  detail::check(vk.vkCreateComputePipelines(device, into, 1, &pipelineInfo, nullptr, &p->handle),
-                "vkCreateComputePipelines");
+  {
+    const detail::UncheckedShaders unchecked(detail::uncheckedKernel(kernel));
+    detail::check(vk.vkCreateComputePipelines(device, into, 1, &pipelineInfo, nullptr, &p->handle),
+                  "vkCreateComputePipelines");
+  }
   if (into == pipelineCache) --pipelineCacheRoom;
   ++pipelineMisses;
   if (pipelineStatistics) printStatistics(kernel, p->handle);

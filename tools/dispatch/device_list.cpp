@@ -58,6 +58,13 @@ void printDeviceFeatures(const vkdml::DeviceInfo& info, std::ostream& out) {
   line("4x8-bit packed dot product accelerated", yes(info.integerDotProduct4x8BitPackedAccelerated));
   line("cooperative matrix (VK_NV_cooperative_matrix)", yes(info.cooperativeMatrixNV));
   line("int8 16x16x32 cooperative matrices", yes(info.cooperativeMatrixInt8));
+  line("cooperative matrix (VK_KHR_cooperative_matrix)", yes(info.cooperativeMatrixKHR));
+  std::string shapes;
+  for (const auto& s : info.cooperativeMatrixKHRInt8Shapes)
+    shapes +=
+        (shapes.empty() ? "" : ", ") + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+  line("int8 KHR cooperative-matrix shapes (MxNxK)", shapes.empty() ? "none" : shapes);
+  line("int8 16x16x32 KHR cooperative matrices", yes(info.cooperativeMatrixKHRInt8));
   line("validation layers", yes(info.validationEnabled));
 }
 
