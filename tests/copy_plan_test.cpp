@@ -256,7 +256,7 @@ TEST_CASE("compile options: an enum outside its values is refused for every oper
     }
   };
   vkdml::CompileOptions options;
-  options.convolutionPath = static_cast<vkdml::ConvolutionPath>(5);
+  options.convolutionPath = static_cast<vkdml::ConvolutionPath>(int(vkdml::ConvolutionPath::CooperativeMatrixKHR) + 1);
   refused(options, "CompileOptions.convolutionPath");
   options = {};
   options.convolutionPacking = static_cast<vkdml::ConvolutionPacking>(-1);
@@ -267,4 +267,23 @@ TEST_CASE("compile options: an enum outside its values is refused for every oper
   options = {};
   options.convolutionPath = vkdml::ConvolutionPath::Portable;  // known values are taken, read or not
   CHECK_NOTHROW(d.compileOperator(op, options));
+}
+
+TEST_CASE("copy plan: an owned input whose footprint spans 2^32 elements and more is copied element by element") {
+  // The initializer copies an owned input's elements into the persistent
+  // resource in its own layout: a footprint of 8 * (2^32 - 2) + 1 elements
+  // (UINT32 {2^32 - 1}, stride 8) compiles; its copy was once planned over
+  // the footprint's elements, refused above 2^32 (a fuzzer finding).
+  vkdml::Device& d = test::device();
+  constexpr auto U32 = DML_TENSOR_DATA_TYPE_UINT32;
+  Desc input(U32, {0xFFFFFFFFu}, {8}), output(U32, {1});
+  input.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+  const UINT offsets[1] = {0}, sizes[1] = {1};
+  const INT strides[1] = {1};
+  DML_SLICE1_OPERATOR_DESC slice{&input.tensor, &output.tensor, 1, offsets, sizes, strides};
+  const vkdml::CompiledOperator compiled = d.compileOperator(d.createOperator({DML_OPERATOR_SLICE1, &slice}));
+  const std::vector<std::string> initializer = compiled.initializerKernelNames();
+  REQUIRE(initializer.size() == 1);
+  CHECK(initializer.front() == "copy_e4_i64");  // offsets past 2^32 elements
+  CHECK(compiled.bindingProperties().persistentResourceSize >= input.buffer.TotalTensorSizeInBytes);
 }

@@ -3,6 +3,7 @@
 // stale), owned inputs are read from their initialized copies on every path,
 // and the table's own persistent resource counts as initialized only once
 // its initializer has run or is ordered before the execution.
+#include <algorithm>
 #include <optional>
 #include <random>
 #include <string>
@@ -102,6 +103,7 @@ TEST_CASE("rebinding: a split-K convolution's zero fill follows the rebound outp
   vkdml::Device& d = test::device();
   std::mt19937_64 rng(31);
   test::Tensor input(U8, {1, 512, 8, 8}), filter(I8, {64, 512, 1, 1}), output(I32, {1, 64, 8, 8});
+  output.alignment = 4;  // bound at a 4-byte offset below: the fill's word stores, not its 16-byte ones
   input.randomize(rng);
   filter.randomize(rng);
   Conv conv{{1, 1}, {1, 1}, {0, 0}, {0, 0}, 1};
@@ -126,16 +128,20 @@ TEST_CASE("rebinding: a split-K convolution's zero fill follows the rebound outp
       once.bindInputs({{&in, 0, in.size()}, {}, {&w, 0, w.size()}, {}});
       once.bindOutputs({{&expected, 0, expected.size()}});
       d.execute(compiled, once);
-      // Recorded with one output (left full of garbage), then rebound to
-      // another: the GEMM adds into what the fill zeroed, so a fill still
-      // aimed at the first output would leave the garbage in the sum.
+      // Recorded with one output (left full of garbage, 16-byte aligned),
+      // then rebound to another at 4 bytes past a 16-byte boundary: the
+      // GEMM adds into what the fill zeroed, so a fill still aimed at the
+      // first output would leave the garbage in the sum.
       test::Bindings bindings;
-      vkdml::Buffer out = d.createBuffer(output.bytes.size());
+      vkdml::Buffer out = d.createBuffer(output.bytes.size() + 16);
       out.fill(0x01010101u, out.size());
       bindings.inputs = {{&in, 0, in.size()}, {}, {&w, 0, w.size()}, {}};
-      bindings.outputs = {{&out, 0, out.size()}};
+      bindings.outputs = {{&out, 4, output.bytes.size()}};
       test::executeAfterRebinding(d, compiled, bindings);
-      CHECK(download(out) == download(expected));
+      const std::vector<uint8_t> got = download(out), want = download(expected);
+      CHECK(std::vector<uint8_t>(got.begin() + 4, got.end() - 12) == want);
+      CHECK(std::all_of(got.begin(), got.begin() + 4, [](uint8_t b) { return b == 1; }));  // guards
+      CHECK(std::all_of(got.end() - 12, got.end(), [](uint8_t b) { return b == 1; }));
     }
 }
 

@@ -432,6 +432,14 @@ Summary checkTranslation(const std::vector<uint32_t>& nv, const std::vector<uint
   return s;
 }
 
+// Whether the build's SPIR-V files are here (not where the test binary was
+// copied to another machine, as for the GPU runs); says so where not.
+bool builtSpirvHere() {
+  if (std::ifstream(VKDML_SPIRV_DIR "/copy_e4_i32.spv").good()) return true;
+  MESSAGE("skipped: the build's SPIR-V (" VKDML_SPIRV_DIR ") is not on this machine");
+  return false;
+}
+
 std::vector<uint32_t> readSpirv(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   INFO(path);
@@ -501,6 +509,7 @@ TEST_CASE("spirv_nv_to_khr: what the translation refuses, and why") {
     CHECK(contains(refusal(handModule(v)), "OpSpecConstantOp CooperativeMatrixLengthNV %40"));
   }
   SUBCASE("a module without cooperative matrices") {
+    if (!builtSpirvHere()) return;
     const std::vector<uint32_t> copy = readSpirv(VKDML_SPIRV_DIR "/copy_e4_i32.spv");
     CHECK(contains(refusal(copy), "declares no CooperativeMatrixNV capability"));
   }
@@ -525,6 +534,7 @@ TEST_CASE("spirv_nv_to_khr: what the translation refuses, and why") {
 // column-major, the accumulator (16 x 16 int32) stored column-major, s8 x
 // s8 + s32 -> s32 (fragments.glsl).
 TEST_CASE("spirv_nv_to_khr: every NV cooperative-matrix kernel translates, as the build's KHR kernels") {
+  if (!builtSpirvHere()) return;
   size_t variants = 0, khrVariants = 0;
   std::set<std::string> names;
   for (const char* name : vkdml::detail::kKernelNames) {

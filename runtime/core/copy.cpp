@@ -199,20 +199,15 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
   return d;
 }
 
-Dispatch planContiguousCopy(uint32_t inputSlot, uint32_t outputSlot, uint64_t outputOffsetBytes,
-                            const TensorInfo& tensor) {
-  if (tensor.footprintElements > UINT32_MAX || outputOffsetBytes % tensor.elementSize)
-    throw Error(ErrorCode::Internal, "copy", "elements",
-                concat("contiguous copy of ", tensor.footprintElements, " elements of ", tensor.elementSize,
-                       " bytes to offset ", outputOffsetBytes));
-  CopyBox box;
-  box.rank = 1;
-  box.sizes[0] = static_cast<uint32_t>(tensor.footprintElements);
-  box.inputStrides[0] = box.outputStrides[0] = 1;
+Dispatch planOwnedCopy(uint32_t inputSlot, uint32_t outputSlot, uint64_t outputOffsetBytes, const TensorInfo& tensor) {
+  if (outputOffsetBytes % tensor.elementSize)
+    throw Error(
+        ErrorCode::Internal, "copy", "offset",
+        concat("an owned input's copy at byte ", outputOffsetBytes, ", not a multiple of ", tensor.elementSize));
+  CopyBox box = boxOf(tensor, tensor, inputSlot, outputSlot);
   box.outputOffset = outputOffsetBytes / tensor.elementSize;
-  box.inputSlot = inputSlot;
-  box.outputSlot = outputSlot;
-  return planCopy({box}, tensor.elementSize, box.outputOffset + tensor.footprintElements, tensor.offsetAlignment);
+  return planCopy({box}, tensor.elementSize, box.outputOffset + tensor.footprintElements,
+                  std::min<uint32_t>(tensor.offsetAlignment, DML_PERSISTENT_BUFFER_ALIGNMENT));
 }
 
 void skipCopyWhenAliased(Dispatch& copy) {

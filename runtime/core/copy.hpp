@@ -43,12 +43,13 @@ CopyBox collapse(const CopyBox& box);
 Dispatch planCopy(const std::vector<CopyBox>& boxes, uint32_t elementSize, uint64_t largestFootprint,
                   uint32_t baseAlignment);
 
-// One dispatch copying the footprint of `tensor` (bound at `inputSlot`) to
-// `outputSlot` from byte `outputOffsetBytes` (a multiple of the element size
-// and of 16 where the copy may take vectors): the initializer's copy of an
-// owned input into the persistent resource.
-Dispatch planContiguousCopy(uint32_t inputSlot, uint32_t outputSlot, uint64_t outputOffsetBytes,
-                            const TensorInfo& tensor);
+// One dispatch copying the elements of `tensor` (bound at `inputSlot`) to
+// `outputSlot` from byte `outputOffsetBytes` (a multiple of
+// DML_PERSISTENT_BUFFER_ALIGNMENT) in the same layout, strides and all: the
+// initializer's copy of an owned input into the persistent resource, which
+// executions then read as they would the input. Elements, not the
+// footprint's bytes: a footprint may span 2^32 elements and more.
+Dispatch planOwnedCopy(uint32_t inputSlot, uint32_t outputSlot, uint64_t outputOffsetBytes, const TensorInfo& tensor);
 
 // Makes a dispatch of planCopy with one box do nothing where, when it runs,
 // the box's input and output slots hold one address (an in-place execution:

@@ -18,10 +18,13 @@ Dispatch planFill(uint32_t slot, uint64_t offset, uint64_t bytes, uint32_t patte
   Dispatch d;
   d.kernel = Kernel::fill;
   d.specialization = shader::specializationOf(constants);
-  d.groups = {gridGroups(p.words, constants.WORKGROUP_SIZE, device), 1, 1};
+  // A grid for the 16-byte stores; fill.comp's loops: the quads, then the
+  // words (all of them where the range is not 16-byte aligned).
+  d.groups = {gridGroups((uint64_t(p.words) + 3) / 4, constants.WORKGROUP_SIZE, device), 1, 1};
   d.params = bytesOf(p);
   const uint64_t invocations = uint64_t(d.groups[0]) * constants.WORKGROUP_SIZE;
-  d.loopPasses = loopPasses((p.words + invocations - 1) / invocations);
+  d.loopPasses = loopPasses((p.words / 4 + invocations - 1) / invocations) +
+                 loopPasses((p.words + invocations - 1) / invocations);
   return d;
 }
 

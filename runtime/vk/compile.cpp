@@ -106,7 +106,7 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
       persistent = persistent.roundUp(DML_PERSISTENT_BUFFER_ALIGNMENT);
       owned.offset = persistent.get(plan.name, "persistent resource", "its size");
       persistent += tensor->totalBytes;
-      detail::Dispatch copy = detail::planContiguousCopy(i, detail::persistentSlot(tensorSlots), owned.offset, *tensor);
+      detail::Dispatch copy = detail::planOwnedCopy(i, detail::persistentSlot(tensorSlots), owned.offset, *tensor);
       copy.initializer = true;
       ownedCopies.push_back(std::move(copy));
     }

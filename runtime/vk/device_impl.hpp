@@ -45,9 +45,9 @@ struct Device::Impl {
   PFN_vkDestroyDebugUtilsMessengerEXT destroyMessenger = nullptr;
   std::function<void(const char*)> onValidationMessage;
   std::atomic<uint64_t> validationMessages{0};
-  // Messages from creating the modules and pipelines of kernels whose SPIR-V
-  // the validation layer cannot read (UncheckedShaders): counted, not reported.
-  std::atomic<uint64_t> uncheckedShaderMessages{0};
+  // Messages about what the validation layer predates (LayerPredates):
+  // counted, not reported.
+  std::atomic<uint64_t> predatedMessages{0};
   DeviceInfo info;
   detail::PlanDefaults planDefaults;  // read from the environment at creation
   VkPhysicalDeviceProperties properties{};
@@ -107,21 +107,28 @@ struct Buffer::Impl {
 };
 
 namespace detail {
-// While one lives on a thread, the validation layer's messages there are
-// counted apart (Impl::uncheckedShaderMessages) instead of reported: around
-// the creation of a kernel's module and pipelines whose SPIR-V uses
-// SPV_KHR_cooperative_matrix, which Debian's validation layer (1.3.239)
-// predates, so its shader checks cannot read them. Nothing else is exempt.
-class UncheckedShaders {
+// While one lives on a thread, the validation layer's messages there about
+// what Debian's layer (1.3.239) predates are counted apart
+// (Impl::predatedMessages) instead of reported: around the creation of a
+// kernel's module and pipelines whose SPIR-V uses SPV_KHR_cooperative_matrix
+// (every message: the layer's shader checks cannot read it), and around
+// vkCreateDevice where VK_KHR_cooperative_matrix's features are chained
+// (only VUID-VkDeviceCreateInfo-pNext-pNext, the struct it does not know).
+// Nothing else is exempt.
+class LayerPredates {
  public:
-  explicit UncheckedShaders(bool active);
-  ~UncheckedShaders();
-  UncheckedShaders(const UncheckedShaders&) = delete;
-  UncheckedShaders& operator=(const UncheckedShaders&) = delete;
-  static bool active();
+  // `messageId`: the one message it covers; null: every message.
+  explicit LayerPredates(bool active, const char* messageId = nullptr);
+  ~LayerPredates();
+  LayerPredates(const LayerPredates&) = delete;
+  LayerPredates& operator=(const LayerPredates&) = delete;
+  // Whether a live one on this thread covers a message of this id.
+  static bool covers(const char* messageId);
 
  private:
-  bool previous_;
+  bool active_;
+  const char* previous_;
+  bool previousActive_;
 };
 // Whether the layer cannot check `kernel`'s SPIR-V (a translated KHR kernel).
 bool uncheckedKernel(Kernel kernel);

@@ -263,6 +263,7 @@ void createLogicalDevice(Device::Impl& d) {
   deviceInfo.pQueueCreateInfos = &queueInfo;
   deviceInfo.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   deviceInfo.ppEnabledExtensionNames = extensions.data();
+  const detail::LayerPredates predates(has.cooperativeMatrixKHR, "VUID-VkDeviceCreateInfo-pNext-pNext");
   detail::check(vkCreateDevice(d.physicalDevice, &deviceInfo, nullptr, &d.device), "vkCreateDevice");
 }
 

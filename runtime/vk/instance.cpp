@@ -16,8 +16,8 @@ namespace {
 VKAPI_ATTR VkBool32 VKAPI_CALL onDebugMessage(VkDebugUtilsMessageSeverityFlagBitsEXT, VkDebugUtilsMessageTypeFlagsEXT,
                                               const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
   auto* impl = static_cast<Device::Impl*>(user);
-  if (UncheckedShaders::active()) {
-    ++impl->uncheckedShaderMessages;
+  if (LayerPredates::covers(data ? data->pMessageIdName : nullptr)) {
+    ++impl->predatedMessages;
     return VK_FALSE;
   }
   ++impl->validationMessages;

@@ -23,16 +23,21 @@ VkPipelineCache createPipelineCache(const Device::Impl& d, const std::vector<uin
 
 namespace detail {
 namespace {
-thread_local bool uncheckedShaders = false;
+thread_local bool predatesActive = false;
+thread_local const char* predatesMessage = nullptr;  // null: every message
 }  // namespace
-UncheckedShaders::UncheckedShaders(bool active) : previous_(uncheckedShaders) {
-  uncheckedShaders = uncheckedShaders || active;
+LayerPredates::LayerPredates(bool active, const char* messageId)
+    : active_(active), previous_(predatesMessage), previousActive_(predatesActive) {
+  if (!active_) return;
+  predatesActive = true;
+  predatesMessage = messageId;
 }
-UncheckedShaders::~UncheckedShaders() {
-  uncheckedShaders = previous_;
+LayerPredates::~LayerPredates() {
+  predatesActive = previousActive_;
+  predatesMessage = previous_;
 }
-bool UncheckedShaders::active() {
-  return uncheckedShaders;
+bool LayerPredates::covers(const char* messageId) {
+  return predatesActive && (!predatesMessage || (messageId && std::strcmp(messageId, predatesMessage) == 0));
 }
 bool uncheckedKernel(Kernel kernel) {
   return std::strstr(kernelName(kernel), "coopmat_khr") != nullptr;
@@ -59,7 +64,7 @@ VkShaderModule Device::Impl::shaderModule(detail::Kernel kernel) {
   }
 #endif
   auto slot = modules.emplace(kernel, VK_NULL_HANDLE).first;  // first: nothing to leak if this throws
-  const detail::UncheckedShaders unchecked(detail::uncheckedKernel(kernel));
+  const detail::LayerPredates unchecked(detail::uncheckedKernel(kernel));
   const VkResult r = vk.vkCreateShaderModule(device, &moduleInfo, nullptr, &slot->second);
   if (r != VK_SUCCESS) {
     modules.erase(slot);
@@ -100,7 +105,7 @@ std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(detail::Kernel ke
   VkPipelineCache into = pipelineCache;
   if (pipelineCacheRoom == 0) into = p->binary = detail::createPipelineCache(*this, {});
   {
-    const detail::UncheckedShaders unchecked(detail::uncheckedKernel(kernel));
+    const detail::LayerPredates unchecked(detail::uncheckedKernel(kernel));
     detail::check(vk.vkCreateComputePipelines(device, into, 1, &pipelineInfo, nullptr, &p->handle),
                   "vkCreateComputePipelines");
   }
