@@ -86,6 +86,22 @@ class Decoder {
 
   void dataSeed() { c_.dataSeed = r_.u64(); }
 
+  void schedule() {
+    c_.scheduleOffset = r_.consumed();
+    const uint8_t which = r_.byte(), options = r_.byte();
+    Schedule& s = c_.schedule;
+    s.owned = which & 1;
+    s.rebind = which & 2;
+    s.initializerOrder = which & 4;
+    s.ownedStayBound = which & 8;
+    s.ownedBoundPersistent = which & 16;
+    s.ownedRecorded = which & 32;
+    s.rebindPersistent = static_cast<uint8_t>((which >> 6) % 3);
+    s.ownedSecondTable = options & 1;
+    s.decoyShift = 1 + (options >> 1) % 4;
+    s.decoyKept = options & 8;
+  }
+
  private:
   ByteReader& r_;
   Case& c_;
@@ -413,6 +429,7 @@ std::unique_ptr<Case> decode(const uint8_t* data, size_t size) {
   d.compileOptions();
   d.dataSeed();
   d.bindCalls();
+  d.schedule();  // last: what comes before keeps its meaning
   return c;
 }
 

@@ -53,6 +53,42 @@ struct BindingChoice {
   uint64_t slack = 0;  // bytes bound past TotalTensorSizeInBytes
 };
 
+// What follows an execution that succeeded (the plain schedule: the bind
+// calls' table, Device::initialize where the operator has a persistent
+// resource, then Device::execute): the same case again in the binding
+// model's other orders, each of which must give the plain schedule's output
+// (fuzz/README.md). Decoded last, from two bytes: inputs written before it
+// keep their meaning, and zero adds nothing.
+struct Schedule {
+  // Owned inputs: initialize with a table binding the inputs flagged
+  // DML_TENSOR_FLAG_OWNED_BY_DML alone, overwrite them with garbage, then
+  // execute with them bound to nothing, or still bound (stayBound).
+  bool owned = false;
+  bool ownedStayBound = false;
+  bool ownedBoundPersistent = false;  // a persistent resource of the fuzzer's, else the table's own
+  bool ownedSecondTable = false;      // ownedBoundPersistent: the execution through another table
+  bool ownedRecorded = false;         // the execution recorded into the fuzzer's command buffer, else Device::execute
+  // Rebind-and-resubmit: recorded into the fuzzer's command buffer with the
+  // table bound to a decoy buffer (the same bytes, `decoyShift` alignments
+  // further), submitted, every slot rebound to the real buffer, the decoy
+  // dropped, submitted again.
+  bool rebind = false;
+  // With a persistent resource: 0 the table's own, initialized with the
+  // decoys bound; 1 the table's own, its initializer recorded before the
+  // execution (so run again by the second submission); 2 a bound one, the
+  // decoy's then another initialized from the real inputs.
+  uint8_t rebindPersistent = 0;
+  uint32_t decoyShift = 1;
+  // The decoy kept instead (a bug then shows as a wrong output, not a
+  // crash), refilled with other garbage, which the second submission must
+  // leave alone.
+  bool decoyKept = false;
+  // Initializer order (a persistent resource, the table's own): an
+  // initializer recorded but never submitted initializes nothing; one
+  // recorded before the execution in the same command buffer does.
+  bool initializerOrder = false;
+};
+
 // One bindInputs (outputs = false) or bindOutputs call.
 struct BindCall {
   bool outputs = false;
@@ -74,6 +110,8 @@ struct Case {
   vkdml::CompileOptions options;
   uint64_t dataSeed = 0;  // the bytes placed in the buffers
   std::vector<BindCall> calls;
+  Schedule schedule;
+  size_t scheduleOffset = 0;  // where the schedule's bytes are read (past the input's end: it is plain)
 };
 
 // Decodes a whole case from the input (its pointers point into Case::storage).

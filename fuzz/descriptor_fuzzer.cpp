@@ -2,9 +2,14 @@
 // options and binding calls (fuzz/decode.cpp); createOperator, compileOperator
 // and bind must accept them or throw vkdml::Error, and what is accepted runs
 // on the device with every binding placed in one buffer between guard
-// regions. A finding prints "FINDING: ..." and aborts (fuzz/README.md).
+// regions. What executes is then run again in the binding model's other
+// orders where the bytes say so (fuzz::Schedule: owned inputs overwritten
+// after initialization, a command buffer of the fuzzer's rebound and
+// submitted again, the initializer's order), each of which must give the
+// same output. A finding prints "FINDING: ..." and aborts (fuzz/README.md).
 //
 // descriptor_fuzzer --write-seeds DIR writes the seed corpus (fuzz/corpus).
+
 #include <vkdml/vkdml.hpp>
 
 #include <algorithm>
@@ -13,79 +18,33 @@
 #include <cstring>
 #include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 
+#include "commands.hpp"
 #include "decode.hpp"
+#include "harness.hpp"
 #include "layout.hpp"
 
 namespace {
 
-using fuzz::BindingChoice;
-using fuzz::Layout;
-using fuzz::u128;
+using namespace fuzz;  // decode.hpp, layout.hpp, harness.hpp (finding, str, the limits, Run)
 
-// What one execution may take, so that lavapipe runs it in milliseconds.
-constexpr uint64_t kMaxTensorBytes = 1 << 20;
-constexpr uint64_t kMaxBufferBytes = 4 << 20;
-constexpr uint64_t kMaxElements = 1 << 18;
-constexpr uint64_t kMaxConvolutionWork = 1 << 22;  // multiply-adds: M*N*K
-constexpr uint64_t kGuard = 256;                   // bytes before and after each slot's region
-constexpr uint64_t kRegionAlignment = 4096;
-constexpr uint64_t kSlackRoom = 64;  // a binding may extend past its tensor (BindingChoice::slack)
-
-// The device the cases run on. Its pipeline cache keeps one pipeline per
-// kernel and specialization (the convolution's tile shapes alone make
-// hundreds), each with lavapipe's compiled code: a fresh device every
+// The device the cases run on (fuzz::gDevice). Its pipeline cache keeps one
+// pipeline per kernel and specialization (the convolution's tile shapes alone
+// make hundreds), each with lavapipe's compiled code: a fresh device every
 // kRunsPerDevice runs bounds the process's memory (and checks that releasing
 // one draws no validation message). A second device, never used nor
 // released, keeps lavapipe and the layers loaded, so that LeakSanitizer can
 // name their frames (tests/lsan.supp) at exit too.
-std::shared_ptr<vkdml::Device>* gDevice = nullptr;
 std::shared_ptr<vkdml::Device>* gKeepLoaded = nullptr;
 constexpr uint64_t kRunsPerDevice = 50000;
-
-// The running case, as far as it got: the operator, its tensors, the bindings.
-std::string gCase;
-
-[[noreturn]] void finding(const std::string& what) {
-  std::fprintf(stderr, "FINDING: %s\n%s", what.c_str(), gCase.c_str());
-  std::fflush(stderr);
-  std::abort();
-}
 
 // decode.cpp also draws values outside the enumeration, which compile must reject.
 bool knownPath(vkdml::ConvolutionPath path) {
   return static_cast<uint32_t>(path) <= static_cast<uint32_t>(vkdml::ConvolutionPath::CooperativeMatrixKHR);
 }
 
-template <typename... Args>
-std::string str(const Args&... args) {
-  std::ostringstream s;
-  (s << ... << args);
-  return s.str();
-}
-
-// $VKDML_FUZZ_VERBOSE=1: print each error and each case's outcome (to see
-// what an input does: ./dev.sh fuzz FILE).
-const bool gVerbose = [] {
-  const char* env = std::getenv("VKDML_FUZZ_VERBOSE");
-  return env && std::strcmp(env, "1") == 0;
-}();
-
-// Every error names its operator and field, and its message names both.
-void checkError(const vkdml::Error& e, const char* call) {
-  const std::string what = e.what();
-  if (gVerbose) std::fprintf(stderr, "  %s: %s\n", call, what.c_str());
-  if (e.op().empty() || e.field().empty() || what.find(e.op()) == std::string::npos ||
-      what.find(e.field()) == std::string::npos)
-    finding(str(call, ": an error that does not name its operator and field: op '", e.op(), "', field '", e.field(),
-                "', message '", what, "'"));
-}
-
-// The outcome of one case, counted for the summary and the seed corpus.
-enum class Outcome { Rejected, NotCompiled, TooLarge, NotBound, NotExecuted, Executed, Count };
 const char* const kOutcomeNames[] = {"rejected", "not-compiled", "too-large", "not-bound", "not-executed", "executed"};
 uint64_t gOutcomes[static_cast<int>(Outcome::Count)] = {};
 
@@ -99,54 +58,9 @@ struct Splitmix {
   }
 };
 
-uint32_t operatorType(const DML_OPERATOR_DESC& desc) {  // the raw bits: the decoder stores any value
-  uint32_t bits;
-  std::memcpy(&bits, &desc.Type, sizeof bits);
-  return bits;
-}
+}  // namespace
 
-uint64_t alignUp(uint64_t v, uint64_t a) {
-  return (v + a - 1) / a * a;
-}
-
-// One case's run: the operator, its slots' layouts, the buffer holding every
-// binding's region, and what the binding table holds (as far as the calls
-// that vkdml accepted say).
-class Run {
- public:
-  explicit Run(const fuzz::Case& c) : c_(c) {}
-  Outcome go();
-
- private:
-  const fuzz::Case& c_;
-  vkdml::Device& device_ = **gDevice;
-  std::vector<std::optional<Layout>> layouts_;  // per slot: the inputs, then the output
-  std::vector<uint64_t> regions_;               // per slot: its region's offset in buffer_
-  uint64_t bufferBytes_ = 0;
-  vkdml::Buffer buffer_;
-  std::vector<uint8_t> before_;
-  std::optional<std::vector<vkdml::BufferBinding>> boundInputs_, boundOutputs_;
-  vkdml::Buffer temporary_;
-
-  size_t slots() const { return layouts_.size(); }
-  size_t outputSlot() const { return layouts_.size() - 1; }
-  std::string slotName(size_t slot) const { return slot == outputSlot() ? std::string("output") : str("input ", slot); }
-  std::string describe() const;
-  void checkAccepted(const vkdml::Operator& op) const;
-  bool fitsTable() const;
-  bool fitsExecution() const;
-  uint64_t regionBytes(size_t slot) const;
-  void placeBindings();
-  void fillIndices(size_t slot, uint64_t seed);
-  vkdml::BufferBinding resolve(const BindingChoice& choice, size_t slot) const;
-  void bind(vkdml::BindingTable& table, const fuzz::BindCall& call);
-  void checkBinding(const vkdml::BufferBinding& b, size_t slot, const char* call) const;
-  bool inPlace() const;
-  bool anyOwned() const;
-  void bindTemporary(vkdml::BindingTable& table, uint64_t bytes);
-  std::optional<size_t> inputUnderOutput() const;
-  void checkExecution();
-};
+namespace fuzz {
 
 void Run::checkAccepted(const vkdml::Operator& op) const {
   if (op.inputCount() != c_.inputs.size() || op.outputCount() != 1)
@@ -322,23 +236,36 @@ void Run::bind(vkdml::BindingTable& table, const fuzz::BindCall& call) {
 
 // An input flagged DML_TENSOR_FLAG_OWNED_BY_DML (the descriptor was accepted, so readable).
 bool Run::anyOwned() const {
-  return std::any_of(c_.inputs.begin(), c_.inputs.end(), [](const DML_TENSOR_DESC* d) {
-    return d && (static_cast<const DML_BUFFER_TENSOR_DESC*>(d->Desc)->Flags & DML_TENSOR_FLAG_OWNED_BY_DML);
-  });
+  for (size_t slot = 0; slot < c_.inputs.size(); ++slot)
+    if (owned(slot)) return true;
+  return false;
+}
+
+bool Run::owned(size_t slot) const {
+  const DML_TENSOR_DESC* d = slot < c_.inputs.size() ? c_.inputs[slot] : nullptr;
+  return d && (static_cast<const DML_BUFFER_TENSOR_DESC*>(d->Desc)->Flags & DML_TENSOR_FLAG_OWNED_BY_DML);
 }
 
 // A temporary resource of the caller's, full of garbage, in a buffer of its
 // own: a misaligned offset is refused, an aligned one accepted.
 void Run::bindTemporary(vkdml::BindingTable& table, uint64_t bytes) {
-  temporary_ = device_.createBuffer(bytes + 256);
-  temporary_.fill(0xFFFFFFFFu, (bytes + 256) & ~uint64_t(3));
+  temporary_ = resourceBuffer(bytes);
   try {
     table.bindTemporary({&temporary_, 16, bytes});
     finding(str("bindTemporary accepted offset 16 (not a multiple of ", DML_TEMPORARY_BUFFER_ALIGNMENT, ")"));
   } catch (const vkdml::Error& e) {
     checkError(e, "bindTemporary");
   }
-  table.bindTemporary({&temporary_, 256, bytes});
+  table.bindTemporary(resource(temporary_, bytes));
+  boundTemporary_ = true;
+}
+
+// A temporary or persistent resource of the fuzzer's, full of garbage,
+// bound at offset 256 (resource()).
+vkdml::Buffer Run::resourceBuffer(uint64_t bytes) {
+  vkdml::Buffer b = device_.createBuffer(bytes + 256);
+  b.fill(0xFFFFFFFFu, (bytes + 256) & ~uint64_t(3));
+  return b;
 }
 
 // DML_SCATTER_ND in place: the output bound exactly over InputTensor, with
@@ -362,7 +289,9 @@ std::optional<size_t> Run::inputUnderOutput() const {
   return std::nullopt;
 }
 
-void Run::checkExecution() {
+// Checks the buffer after an execution that started from `before`; returns
+// its bytes.
+std::vector<uint8_t> Run::checkExecution(const std::vector<uint8_t>& before) {
   std::vector<uint8_t> after(bufferBytes_);
   buffer_.download(after.data(), bufferBytes_);
   const Layout& out = *layouts_[outputSlot()];
@@ -385,19 +314,20 @@ void Run::checkExecution() {
     if (!layouts_[slot] || (slot == 0 && exempt)) continue;
     const uint64_t in = (*boundInputs_)[slot].offset;
     layouts_[slot]->forEachElement([&](uint64_t at) {
-      if (std::memcmp(&after[in + at], &before_[in + at], layouts_[slot]->elementSize) != 0)
+      if (std::memcmp(&after[in + at], &before[in + at], layouts_[slot]->elementSize) != 0)
         finding(str(slotName(slot), "'s element at byte ", at, " changed"));
     });
   }
   for (uint64_t i = 0; i < bufferBytes_; ++i) {
-    if (written[i] || after[i] == before_[i]) continue;
+    if (written[i] || after[i] == before[i]) continue;
     std::string where = "outside every region (a guard)";
     for (size_t slot = 0; slot < slots(); ++slot)
       if (layouts_[slot] && i >= regions_[slot] && i < regions_[slot] + regionBytes(slot) + kSlackRoom)
         where = str("in ", slotName(slot), "'s region at +", i - regions_[slot]);
-    finding(str("byte ", i, " of the buffer changed (", int(before_[i]), " -> ", int(after[i]), ") ", where,
+    finding(str("byte ", i, " of the buffer changed (", int(before[i]), " -> ", int(after[i]), ") ", where,
                 ", not an output element (output bound at ", outOffset, ")"));
   }
+  return after;
 }
 
 Outcome Run::go() {
@@ -421,9 +351,8 @@ Outcome Run::go() {
   gCase = str("  operator ", op.name(), describe());
   checkAccepted(op);
 
-  vkdml::CompiledOperator compiled;
   try {
-    compiled = device_.compileOperator(op, c_.options);
+    compiled_ = device_.compileOperator(op, c_.options);
   } catch (const vkdml::Error& e) {
     checkError(e, "compileOperator");
     using P = vkdml::ConvolutionPath;
@@ -441,10 +370,13 @@ Outcome Run::go() {
   if (!knownPath(c_.options.convolutionPath))  // checked for every operator (core/options.cpp)
     finding(
         str("compileOperator accepted CompileOptions.convolutionPath ", static_cast<int>(c_.options.convolutionPath)));
+  gCase += "  executes:";  // its kernels and transfer commands (initializer aside)
+  for (const std::string& name : compiled_.kernelNames()) gCase += " " + name;
+  gCase += "\n";
   if (!fitsTable()) return Outcome::TooLarge;
 
   placeBindings();
-  vkdml::BindingTable table = compiled.createBindingTable();
+  vkdml::BindingTable table = compiled_.createBindingTable();
   for (const fuzz::BindCall& call : c_.calls) bind(table, call);
   for (size_t slot = 0; boundInputs_ && boundOutputs_ && slot < slots(); ++slot) {
     const vkdml::BufferBinding& b = slot == outputSlot() ? (*boundOutputs_)[0] : (*boundInputs_)[slot];
@@ -455,7 +387,7 @@ Outcome Run::go() {
     struct Recorded {};
     try {
       device_.submitAndWait([&](VkCommandBuffer cmd) {
-        compiled.record(cmd, table);
+        compiled_.record(cmd, table);
         throw Recorded{};
       });
     } catch (const vkdml::Error& e) {
@@ -466,16 +398,16 @@ Outcome Run::go() {
     }
   }
   if (!fitsExecution()) return Outcome::TooLarge;
-  const vkdml::BindingProperties properties = compiled.bindingProperties();
-  if (properties.temporaryResourceSize && c_.calls.size() % 2) bindTemporary(table, properties.temporaryResourceSize);
+  properties_ = compiled_.bindingProperties();
+  if (properties_.temporaryResourceSize && c_.calls.size() % 2) bindTemporary(table, properties_.temporaryResourceSize);
   try {
-    if (properties.persistentResourceSize) device_.initialize(compiled, table);
-    device_.execute(compiled, table);
+    if (properties_.persistentResourceSize) device_.initialize(compiled_, table);
+    device_.execute(compiled_, table);
   } catch (const vkdml::Error& e) {
     checkError(e, "execute");
     return Outcome::NotExecuted;
   }
-  checkExecution();
+  runSchedules(checkExecution(before_));
   return Outcome::Executed;
 }
 
@@ -499,9 +431,14 @@ std::string Run::describe() const {
   return text;
 }
 
+}  // namespace fuzz
+
+namespace {
+
 Outcome runBytes(const uint8_t* data, size_t size) {
   std::unique_ptr<fuzz::Case> c = fuzz::decode(data, size);
   gCase = str("  operator type ", operatorType(c->desc), " (not accepted yet)\n");
+  gSchedule.clear();
   const Outcome outcome = Run(*c).go();
   ++gOutcomes[static_cast<int>(outcome)];
   if (gVerbose) std::fprintf(stderr, "%s\n", kOutcomeNames[static_cast<int>(outcome)]);
@@ -512,6 +449,9 @@ void printSummary() {
   std::fprintf(stderr, "descriptor_fuzzer outcomes:");
   for (int i = 0; i < static_cast<int>(Outcome::Count); ++i)
     std::fprintf(stderr, " %s %llu", kOutcomeNames[i], static_cast<unsigned long long>(gOutcomes[i]));
+  std::fprintf(stderr, "; schedules after executions:");
+  for (int i = 0; i < static_cast<int>(ScheduleKind::Count); ++i)
+    std::fprintf(stderr, " %s %llu", kScheduleNames[i], static_cast<unsigned long long>(gSchedules[i]));
   std::fprintf(stderr, "\n");
 }
 
@@ -561,6 +501,7 @@ std::shared_ptr<vkdml::Device> createDevice() {
   if (!std::getenv("VKDML_DEVICE")) options.selector = "llvmpipe";
   options.validation = validationWanted();
   options.onValidationMessage = [](const char* message) { finding(str("Vulkan validation: ", message)); };
+  forgetDeviceTable();  // the fuzzer's command buffers load the new device's
   return vkdml::Device::create(options);
 }
 

@@ -1,0 +1,365 @@
+// The schedules (fuzz::Schedule): after a plain execution, the same case
+// again in the binding model's other orders (docs/binding-model.md), each of
+// which must give the plain execution's output with the guards intact
+// (fuzz/README.md, "What counts as a finding").
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstring>
+
+#include "commands.hpp"
+#include "harness.hpp"
+
+namespace fuzz {
+
+namespace {
+
+// A call that the plain schedule's bindings make valid: it must be accepted.
+template <typename F>
+void mustAccept(const std::string& call, F&& f) {
+  try {
+    f();
+  } catch (const vkdml::Error& e) {
+    finding(str(call, " refused what the plain schedule ran: ", e.what()));
+  }
+}
+
+// A call that must be refused, with InvalidArgument, naming its operator and field.
+template <typename F>
+void mustRefuse(const std::string& call, F&& f) {
+  try {
+    f();
+  } catch (const vkdml::Error& e) {
+    checkError(e, call.c_str());
+    if (e.code() != vkdml::ErrorCode::InvalidArgument)
+      finding(str(call, " refused with code ", static_cast<int>(e.code()), ", not InvalidArgument: ", e.what()));
+    return;
+  }
+  finding(str(call, " accepted"));
+}
+
+std::string hexBytes(const uint8_t* p, uint32_t n) {
+  std::string text = "0x";
+  for (uint32_t i = n; i-- > 0;) {  // little-endian: the most significant byte first
+    char digits[3];
+    std::snprintf(digits, sizeof digits, "%02x", p[i]);
+    text += digits;
+  }
+  return text;
+}
+
+// Names the schedule that runs now (for its findings), counts it.
+void startSchedule(ScheduleKind kind, const std::string& steps) {
+  gSchedule = kScheduleNames[static_cast<int>(kind)];
+  gScheduleSteps = steps;
+  ++gSchedules[static_cast<int>(kind)];
+  if (gVerbose) std::fprintf(stderr, "  schedule %s: %s\n", gSchedule.c_str(), steps.c_str());
+}
+
+}  // namespace
+
+// The buffer as the plain execution found it.
+void Run::restore() {
+  buffer_.upload(before_.data(), bufferBytes_);
+}
+
+// DML_SCATTER_ND's targets that two index tuples name (as scatter_nd.comp
+// resolves them: a negative coordinate of a signed type counts from the end,
+// then each is clamped into its dimension): their elements are left out of
+// the comparisons, as the winner is unspecified.
+void Run::findAmbiguousTargets() {
+  ambiguous_.clear();
+  if (operatorType(c_.desc) != DML_OPERATOR_SCATTER_ND) return;
+  const auto& d = *static_cast<const DML_SCATTER_ND_OPERATOR_DESC*>(c_.desc.Desc);
+  const Layout &indices = *layouts_[1], &out = *layouts_[outputSlot()];
+  const uint64_t elements = static_cast<uint64_t>(out.elementCount);
+  if (elements == 0) return;
+  const uint32_t rank = out.rank;
+  const uint32_t k = indices.rank ? indices.sizes[indices.rank - 1] : 0;
+  if (indices.rank != rank || d.InputDimensionCount > rank || k == 0 || k > d.InputDimensionCount) {
+    ambiguous_.assign(elements, 1);  // not a layout vkdml accepts: compare nothing rather than guess
+    return;
+  }
+  const uint32_t first = rank - d.InputDimensionCount;
+  uint64_t targets = 1;
+  for (uint32_t i = 0; i < k; ++i) targets *= out.sizes[first + i];  // at most the output's elements
+  std::vector<uint8_t> hits(targets);
+  const bool isSigned =
+      indices.dataType == DML_TENSOR_DATA_TYPE_INT32 || indices.dataType == DML_TENSOR_DATA_TYPE_INT64;
+  const uint64_t base = (*boundInputs_)[1].offset;
+  uint64_t target = 0;
+  uint32_t component = 0;
+  indices.forEachElement([&](uint64_t at) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, &before_[base + at], indices.elementSize);  // little-endian
+    const uint64_t size = out.sizes[first + component];
+    const int64_t value = indices.elementSize == 4 ? static_cast<int32_t>(bits) : static_cast<int64_t>(bits);
+    uint64_t c;
+    if (isSigned && value < 0) {
+      const uint64_t back = 0 - static_cast<uint64_t>(value);
+      c = back > size ? 0 : size - back;
+    } else {
+      c = std::min(bits, size - 1);
+    }
+    target = target * size + c;
+    if (++component == k) {
+      if (hits[target] < 2) ++hits[target];
+      target = 0;
+      component = 0;
+    }
+  });
+  ambiguous_.assign(elements, 0);
+  std::array<uint32_t, DML_TENSOR_DIMENSION_COUNT_MAX1> coordinate{};
+  for (uint64_t n = 0; n < elements; ++n) {
+    uint64_t t = 0;
+    for (uint32_t i = 0; i < k; ++i) t = t * out.sizes[first + i] + coordinate[first + i];
+    ambiguous_[n] = hits[t] > 1;
+    for (uint32_t dim = rank; dim-- > 0;) {
+      if (++coordinate[dim] < out.sizes[dim]) break;
+      coordinate[dim] = 0;
+    }
+  }
+}
+
+// The output's elements in `after` (the output bound `shift` bytes further)
+// equal the plain execution's.
+void Run::compareWithPlain(const std::vector<uint8_t>& after, uint64_t shift, const char* what) const {
+  const Layout& out = *layouts_[outputSlot()];
+  const uint64_t base = (*boundOutputs_)[0].offset;
+  uint64_t n = 0;
+  out.forEachElement([&](uint64_t at) {
+    const uint64_t element = n++;
+    if (!ambiguous_.empty() && ambiguous_[element]) return;
+    const uint8_t* got = &after[shift + base + at];
+    const uint8_t* want = &plainAfter_[base + at];
+    if (std::memcmp(got, want, out.elementSize) != 0)
+      finding(str(what, ": output element ", element, " (byte ", at, ") is ", hexBytes(got, out.elementSize),
+                  ", the plain schedule's ", hexBytes(want, out.elementSize)));
+  });
+}
+
+// The plain schedule's bindings (with `inputs` for the inputs) and its temporary resource.
+void Run::bindPlain(vkdml::BindingTable& table, const std::vector<vkdml::BufferBinding>& inputs) {
+  mustAccept("bindInputs", [&] { table.bindInputs(inputs); });
+  mustAccept("bindOutputs", [&] { table.bindOutputs(*boundOutputs_); });
+  if (boundTemporary_)
+    mustAccept("bindTemporary", [&] { table.bindTemporary(resource(temporary_, properties_.temporaryResourceSize)); });
+}
+
+void Run::runSchedules(std::vector<uint8_t> plainAfter) {
+  const Schedule& s = c_.schedule;
+  const bool owned = s.owned && anyOwned();
+  const bool initializerOrder = s.initializerOrder && properties_.persistentResourceSize;
+  if (!owned && !s.rebind && !initializerOrder) return;
+  plainAfter_ = std::move(plainAfter);
+  findAmbiguousTargets();
+  if (owned) ownedSchedule();
+  if (s.rebind) rebindSchedule();
+  if (initializerOrder) initializerOrderSchedule();
+  gSchedule.clear();
+}
+
+// Owned inputs: initialized with a table that binds them alone (and a
+// persistent resource, the table's own or the fuzzer's), then overwritten
+// with garbage, then executed with them bound to nothing or still bound (to
+// the garbage): executions read the initialized copies.
+void Run::ownedSchedule() {
+  const Schedule& s = c_.schedule;
+  const bool boundPersistent = s.ownedBoundPersistent && properties_.persistentResourceSize;
+  const bool secondTable = boundPersistent && s.ownedSecondTable;
+  startSchedule(ScheduleKind::Owned,
+                str("initialized with the owned inputs alone bound and ",
+                    boundPersistent ? "a persistent resource of the fuzzer's" : "the table's own persistent resource",
+                    ", the owned inputs overwritten, executed", secondTable ? " through a second table" : "",
+                    " with them ", s.ownedStayBound ? "still bound" : "bound to nothing",
+                    s.ownedRecorded ? ", recorded into the fuzzer's command buffer" : " by Device::execute"));
+  restore();
+  vkdml::BindingTable init = compiled_.createBindingTable();
+  std::vector<vkdml::BufferBinding> ownedOnly(outputSlot()), inputs = *boundInputs_;
+  for (size_t slot = 0; slot < outputSlot(); ++slot)
+    if (owned(slot)) {
+      ownedOnly[slot] = (*boundInputs_)[slot];
+      if (!s.ownedStayBound) inputs[slot] = {};
+    }
+  mustAccept("bindInputs (the owned inputs alone)", [&] { init.bindInputs(ownedOnly); });
+  vkdml::Buffer persistent;
+  if (boundPersistent) {
+    persistent = resourceBuffer(properties_.persistentResourceSize);
+    mustAccept("bindPersistent",
+               [&] { init.bindPersistent(resource(persistent, properties_.persistentResourceSize)); });
+  }
+  mustAccept("Device::initialize", [&] { device_.initialize(compiled_, init); });
+
+  // Garbage over the owned inputs' ranges, but where another input's elements lie.
+  std::vector<uint8_t> state = before_, otherInput(bufferBytes_, 0);
+  for (size_t slot = 0; slot < outputSlot(); ++slot) {
+    if (!layouts_[slot] || owned(slot)) continue;
+    const uint64_t at = (*boundInputs_)[slot].offset;
+    const uint64_t end = std::min<uint64_t>(bufferBytes_, at + static_cast<uint64_t>(layouts_[slot]->footprintBytes));
+    std::fill(otherInput.begin() + static_cast<long>(at), otherInput.begin() + static_cast<long>(end), 1);
+  }
+  for (size_t slot = 0; slot < outputSlot(); ++slot) {
+    if (!layouts_[slot] || !owned(slot)) continue;
+    const uint64_t at = (*boundInputs_)[slot].offset;
+    for (uint64_t i = at; i < at + layouts_[slot]->totalBytes; ++i)
+      if (!otherInput[i]) state[i] = static_cast<uint8_t>(~state[i]);
+  }
+  buffer_.upload(state.data(), bufferBytes_);
+
+  vkdml::BindingTable table = secondTable ? compiled_.createBindingTable() : init;
+  if (secondTable)
+    mustAccept("bindPersistent (the second table)",
+               [&] { table.bindPersistent(resource(persistent, properties_.persistentResourceSize)); });
+  bindPlain(table, inputs);
+  if (s.ownedRecorded) {
+    Commands commands(device_);
+    mustAccept("record", [&] { commands.record([&](VkCommandBuffer cmd) { compiled_.record(cmd, table); }); });
+    commands.submitAndWait();
+  } else {
+    mustAccept("Device::execute", [&] { device_.execute(compiled_, table); });
+  }
+  compareWithPlain(checkExecution(state), 0, "after the owned inputs were overwritten");
+}
+
+// Rebind-and-resubmit: recorded into the fuzzer's command buffer with every
+// slot bound to a decoy (another buffer holding the same bytes, further on),
+// submitted; then every slot rebound to the real buffer, the decoys dropped,
+// the same command buffer submitted again.
+void Run::rebindSchedule() {
+  const Schedule& s = c_.schedule;
+  uint64_t alignment = DML_PERSISTENT_BUFFER_ALIGNMENT;  // and the temporary resource's; powers of two
+  for (const auto& t : layouts_)
+    if (t) alignment = std::max<uint64_t>(alignment, t->alignment);
+  if (alignment > kRegionAlignment) return;  // no binding of such a tensor was accepted
+  const uint64_t shift = alignment * s.decoyShift;
+  const int persistentMode = properties_.persistentResourceSize ? s.rebindPersistent : -1;
+  const char* const persistentModes[] = {
+      ", the table's own persistent resource initialized with the decoys bound",
+      ", the table's own persistent resource, its initializer recorded before the execution",
+      ", a persistent resource of the fuzzer's initialized from the decoys, then one from the real inputs"};
+  startSchedule(ScheduleKind::Rebind, str("recorded with every slot bound to a decoy buffer ", shift,
+                                          " bytes further, submitted, rebound to the real buffer, the decoy ",
+                                          s.decoyKept ? "kept (refilled with garbage)" : "dropped", ", submitted again",
+                                          persistentMode >= 0 ? persistentModes[persistentMode] : ""));
+  restore();
+  const uint64_t decoyBytes = alignUp(shift + bufferBytes_, 4);
+  vkdml::Buffer decoy = device_.createBuffer(decoyBytes);
+  {
+    std::vector<uint8_t> bytes(decoyBytes, 0xC3);
+    std::copy(before_.begin(), before_.end(), bytes.begin() + static_cast<long>(shift));
+    decoy.upload(bytes.data(), bytes.size());
+  }
+  auto decoys = [&](std::vector<vkdml::BufferBinding> list) {
+    for (auto& b : list)
+      if (b.buffer) b = {&decoy, b.offset + shift, b.sizeInBytes};
+    return list;
+  };
+  vkdml::BindingTable table = compiled_.createBindingTable();
+  mustAccept("bindInputs (decoys)", [&] { table.bindInputs(decoys(*boundInputs_)); });
+  mustAccept("bindOutputs (decoy)", [&] { table.bindOutputs(decoys(*boundOutputs_)); });
+  vkdml::Buffer decoyTemporary, decoyPersistent, persistent;
+  if (boundTemporary_) {
+    decoyTemporary = resourceBuffer(properties_.temporaryResourceSize);
+    mustAccept("bindTemporary (decoy)",
+               [&] { table.bindTemporary(resource(decoyTemporary, properties_.temporaryResourceSize)); });
+  }
+  if (persistentMode == 2) {
+    decoyPersistent = resourceBuffer(properties_.persistentResourceSize);
+    mustAccept("bindPersistent (decoy)",
+               [&] { table.bindPersistent(resource(decoyPersistent, properties_.persistentResourceSize)); });
+    // The one rebound to, initialized from the real inputs through a table of its own.
+    persistent = resourceBuffer(properties_.persistentResourceSize);
+    vkdml::BindingTable init = compiled_.createBindingTable();
+    mustAccept("bindInputs (the real inputs, to initialize)", [&] { init.bindInputs(*boundInputs_); });
+    mustAccept("bindPersistent",
+               [&] { init.bindPersistent(resource(persistent, properties_.persistentResourceSize)); });
+    mustAccept("Device::initialize (the real inputs)", [&] { device_.initialize(compiled_, init); });
+  }
+  if (persistentMode == 0 || persistentMode == 2)
+    mustAccept("Device::initialize (decoys)", [&] { device_.initialize(compiled_, table); });
+
+  Commands commands(device_);
+  mustAccept("record", [&] {
+    commands.record([&](VkCommandBuffer cmd) {
+      if (persistentMode == 1) compiled_.recordInitializer(cmd, table);
+      compiled_.record(cmd, table);
+    });
+  });
+  commands.submitAndWait();
+  {
+    std::vector<uint8_t> decoyAfter(decoyBytes);
+    decoy.download(decoyAfter.data(), decoyAfter.size());
+    compareWithPlain(decoyAfter, shift, "the first submission, into the decoy");
+  }
+  mustAccept("bindInputs (rebound)", [&] { table.bindInputs(*boundInputs_); });
+  mustAccept("bindOutputs (rebound)", [&] { table.bindOutputs(*boundOutputs_); });
+  if (boundTemporary_)
+    mustAccept("bindTemporary (rebound)",
+               [&] { table.bindTemporary(resource(temporary_, properties_.temporaryResourceSize)); });
+  if (persistentMode == 2)
+    mustAccept("bindPersistent (rebound)",
+               [&] { table.bindPersistent(resource(persistent, properties_.persistentResourceSize)); });
+  if (s.decoyKept) {
+    decoy.fill(0x5A5A5A5Au, decoyBytes);
+  } else {
+    // The table held the decoys' last references (a command buffer holds none).
+    decoy = {};
+    decoyTemporary = {};
+    decoyPersistent = {};
+  }
+  commands.submitAndWait();
+  if (s.decoyKept) {
+    std::vector<uint8_t> decoyAfter(decoyBytes);
+    decoy.download(decoyAfter.data(), decoyBytes);
+    for (uint64_t i = 0; i < decoyBytes; ++i)
+      if (decoyAfter[i] != 0x5A)
+        finding(str("the second submission, rebound, wrote byte ", i, " of the decoy buffer (the real buffer's byte ",
+                    static_cast<int64_t>(i - shift), "): it followed a stale binding"));
+  }
+  compareWithPlain(checkExecution(before_), 0, "the second submission, rebound");
+}
+
+// The initializer's order (the table's own persistent resource): recorded
+// into a command buffer never submitted, it initializes nothing, so
+// executions are refused (by Device::execute, and by record into another
+// command buffer), also once that command buffer is freed; recorded before
+// the execution in one command buffer, it does, and after that has run so
+// do Device::execute's.
+void Run::initializerOrderSchedule() {
+  startSchedule(
+      ScheduleKind::InitializerOrder,
+      "a table of its own, with the plain bindings: its initializer recorded into a command buffer never "
+      "submitted (executions refused), then recorded before the execution in one command buffer, submitted, then "
+      "Device::execute");
+  restore();
+  vkdml::BindingTable table = compiled_.createBindingTable();
+  bindPlain(table, *boundInputs_);
+  {
+    Commands unsubmitted(device_);
+    mustAccept("recordInitializer",
+               [&] { unsubmitted.record([&](VkCommandBuffer cmd) { compiled_.recordInitializer(cmd, table); }); });
+    mustRefuse("Device::execute after an initializer recorded but never submitted",
+               [&] { device_.execute(compiled_, table); });
+    Commands other(device_);
+    mustRefuse("record into another command buffer after an initializer recorded but never submitted",
+               [&] { other.record([&](VkCommandBuffer cmd) { compiled_.record(cmd, table); }); });
+  }  // freed unsubmitted
+  mustRefuse("Device::execute after an initializer recorded, never submitted, freed",
+             [&] { device_.execute(compiled_, table); });
+  checkExecution(before_);  // nothing ran
+
+  Commands commands(device_);
+  mustAccept("recordInitializer then record, in one command buffer", [&] {
+    commands.record([&](VkCommandBuffer cmd) {
+      compiled_.recordInitializer(cmd, table);
+      compiled_.record(cmd, table);
+    });
+  });
+  commands.submitAndWait();
+  compareWithPlain(checkExecution(before_), 0, "the initializer and the execution in one command buffer");
+  restore();
+  mustAccept("Device::execute (the initializer has run)", [&] { device_.execute(compiled_, table); });
+  compareWithPlain(checkExecution(before_), 0, "Device::execute after the initializer ran");
+}
+
+}  // namespace fuzz
