@@ -112,22 +112,23 @@ namespace detail {
 // (Impl::predatedMessages) instead of reported: around the creation of a
 // kernel's module and pipelines whose SPIR-V uses SPV_KHR_cooperative_matrix
 // (every message: the layer's shader checks cannot read it), and around
-// vkCreateDevice where VK_KHR_cooperative_matrix's features are chained
-// (only VUID-VkDeviceCreateInfo-pNext-pNext, the struct it does not know).
-// Nothing else is exempt.
+// vkCreateDevice where VK_KHR_cooperative_matrix is enabled (only the
+// messages naming it or its feature struct's sType, which the layer calls
+// unknown). Nothing else is exempt.
 class LayerPredates {
  public:
-  // `messageId`: the one message it covers; null: every message.
-  explicit LayerPredates(bool active, const char* messageId = nullptr);
+  // `mentions`: a message is covered where its text holds one of them
+  // (null-terminated list); null: every message.
+  explicit LayerPredates(bool active, const char* const* mentions = nullptr);
   ~LayerPredates();
   LayerPredates(const LayerPredates&) = delete;
   LayerPredates& operator=(const LayerPredates&) = delete;
-  // Whether a live one on this thread covers a message of this id.
-  static bool covers(const char* messageId);
+  // Whether a live one on this thread covers this message.
+  static bool covers(const char* message);
 
  private:
   bool active_;
-  const char* previous_;
+  const char* const* previous_;
   bool previousActive_;
 };
 // Whether the layer cannot check `kernel`'s SPIR-V (a translated KHR kernel).

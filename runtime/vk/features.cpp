@@ -263,7 +263,10 @@ void createLogicalDevice(Device::Impl& d) {
   deviceInfo.pQueueCreateInfos = &queueInfo;
   deviceInfo.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   deviceInfo.ppEnabledExtensionNames = extensions.data();
-  const detail::LayerPredates predates(has.cooperativeMatrixKHR, "VUID-VkDeviceCreateInfo-pNext-pNext");
+  // The layer calls the extension unsupported and its feature struct unknown.
+  static const char* const kCooperativeMatrixKHR[] = {VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME, "(1000506000)",
+                                                      nullptr};
+  const detail::LayerPredates predates(has.cooperativeMatrixKHR, kCooperativeMatrixKHR);
   detail::check(vkCreateDevice(d.physicalDevice, &deviceInfo, nullptr, &d.device), "vkCreateDevice");
 }
 

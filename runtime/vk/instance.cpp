@@ -16,7 +16,7 @@ namespace {
 VKAPI_ATTR VkBool32 VKAPI_CALL onDebugMessage(VkDebugUtilsMessageSeverityFlagBitsEXT, VkDebugUtilsMessageTypeFlagsEXT,
                                               const VkDebugUtilsMessengerCallbackDataEXT* data, void* user) {
   auto* impl = static_cast<Device::Impl*>(user);
-  if (LayerPredates::covers(data ? data->pMessageIdName : nullptr)) {
+  if (LayerPredates::covers(data ? data->pMessage : nullptr)) {
     ++impl->predatedMessages;
     return VK_FALSE;
   }

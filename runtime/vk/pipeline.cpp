@@ -24,20 +24,24 @@ VkPipelineCache createPipelineCache(const Device::Impl& d, const std::vector<uin
 namespace detail {
 namespace {
 thread_local bool predatesActive = false;
-thread_local const char* predatesMessage = nullptr;  // null: every message
+thread_local const char* const* predatesMentions = nullptr;  // null: every message
 }  // namespace
-LayerPredates::LayerPredates(bool active, const char* messageId)
-    : active_(active), previous_(predatesMessage), previousActive_(predatesActive) {
+LayerPredates::LayerPredates(bool active, const char* const* mentions)
+    : active_(active), previous_(predatesMentions), previousActive_(predatesActive) {
   if (!active_) return;
   predatesActive = true;
-  predatesMessage = messageId;
+  predatesMentions = mentions;
 }
 LayerPredates::~LayerPredates() {
   predatesActive = previousActive_;
-  predatesMessage = previous_;
+  predatesMentions = previous_;
 }
-bool LayerPredates::covers(const char* messageId) {
-  return predatesActive && (!predatesMessage || (messageId && std::strcmp(messageId, predatesMessage) == 0));
+bool LayerPredates::covers(const char* message) {
+  if (!predatesActive) return false;
+  if (!predatesMentions) return true;
+  for (const char* const* m = predatesMentions; *m; ++m)
+    if (message && std::strstr(message, *m)) return true;
+  return false;
 }
 bool uncheckedKernel(Kernel kernel) {
   return std::strstr(kernelName(kernel), "coopmat_khr") != nullptr;
