@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "cases.hpp"
+#include "compile_times.hpp"
 #include "coopmat_peak.h"
 #include "coopmat_peakWarpTile.h"
 #include "coopmat_peakWarpTileBarrier.h"
@@ -61,12 +62,15 @@ struct Options {
   double churnGib = 0;
   int churnWaitMs = 0;
   bool memoryInfo = false;
+  bool compileTimes = false;
   bool ownedWeights = false;
 };
 
 const char* const kUsage =
     "usage: %s [--large] [--reps N] [--warmup N] [--warm-ms MS] [--filter TEXT] [--exclude TEXT] [--path PATH]\n"
-    "       [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info] [--owned-weights]\n";
+    "       [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info] [--owned-weights]\n"
+    "       [--compile-times]  (the selected convolutions' compileOperator times, cold and with a pipeline cache "
+    "blob)\n";
 
 // Whether one of the '|'-separated alternatives of `filter` is a substring
 // of `text` (reversed: `text` of one of them). An empty filter matches all.
@@ -356,6 +360,8 @@ int main(int argc, char** argv) {
       options.ownedWeights = true;
     else if (a == "--memory-info")
       options.memoryInfo = true;
+    else if (a == "--compile-times")
+      options.compileTimes = true;
     else {
       std::fprintf(a == "--help" ? stdout : stderr, kUsage, argv[0]);
       return a == "--help" ? 0 : 2;
@@ -372,6 +378,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
+    if (options.compileTimes) {
+      std::vector<bench::Case*> convolutions;
+      for (auto& c : cases)
+        if (c->op == "conv" && selected(options, *c)) convolutions.push_back(c.get());
+      bench::printCompileTimes(convolutions);
+      return 0;
+    }
     auto device = vkdml::Device::create();
     if (volkInitialize() != VK_SUCCESS) throw std::runtime_error("no Vulkan loader");
     volkLoadInstanceOnly(device->instance());
