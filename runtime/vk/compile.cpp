@@ -81,8 +81,6 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
       throw Error(ErrorCode::Internal, plan.name, "copyPath", "the kernel copy path planned transfer commands");
   }
   std::vector<detail::Dispatch>& recordable = kernelsOnly ? *kernelsOnly : executed;
-  checkLoopBudget(plan, executed);
-  checkLoopBudget(plan, recordable);
   // The temporary and persistent resources (BindingProperties).
   uint64_t scratchBytes = 0, packedBytes = 0;
   for (const auto* dispatches : {&executed, &recordable})
@@ -123,6 +121,8 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
   };
   zeroScratchFirst(executed);
   if (kernelsOnly) zeroScratchFirst(*kernelsOnly);
+  checkLoopBudget(plan, executed);
+  if (kernelsOnly) checkLoopBudget(plan, *kernelsOnly);
   compiled->executed = buildProgram(*impl_, compiled->device, std::move(executed));
   if (kernelsOnly) compiled->kernelsOnly = buildProgram(*impl_, compiled->device, std::move(*kernelsOnly));
   return CompiledOperator(compiled);
