@@ -5,7 +5,7 @@
 #                               "[large]" (big tensors, minutes on lavapipe) only with --large
 #   ./dev.sh asan               the test suite under AddressSanitizer + UBSan
 #   ./dev.sh tsan               the thread tests under ThreadSanitizer
-#   ./dev.sh subgroups          the whole test suite on lavapipe with subgroups of 1, 4 and 16 lanes
+#   ./dev.sh subgroups          the whole test suite on lavapipe with subgroups of 1, 4, 16 and 64 lanes
 #   ./dev.sh fuzz [seconds]     the descriptor fuzzer on a copy of fuzz/corpus (default 3600 s),
 #                               then the model fuzzer (vkdml-dispatch's reader) a third as long
 #   ./dev.sh fuzz FILE...       run those inputs once through the descriptor fuzzer
@@ -95,7 +95,7 @@ case "$command" in
   subgroups)
     # lavapipe's subgroup is its vector width / 32 (8 lanes by default).
     build
-    for width in 32 128 512; do
+    for width in 32 128 512 2048; do
       echo "== LP_NATIVE_VECTOR_WIDTH=$width: subgroups of $((width / 32)) lanes"
       LP_NATIVE_VECTOR_WIDTH=$width ctest --preset all
     done ;;

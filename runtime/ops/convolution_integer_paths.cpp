@@ -35,7 +35,7 @@ std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
                       ")");
       if (path != ConvolutionPath::CooperativeMatrixEmulated && device.subgroupSize != shader::COOPMAT_SUBGROUP)
         return concat("32-lane subgroups (it has ", device.subgroupSize, ")");
-      // Tested with 4 to 32 lanes; lavapipe's LLVM crashes compiling it for one-lane subgroups.
+      // Tested with 4 to 64 lanes; lavapipe's LLVM crashes compiling it for one-lane subgroups.
       if (device.subgroupSize < kEmulatedMinSubgroup)
         return concat("subgroups of at least ", kEmulatedMinSubgroup, " lanes (it has ", device.subgroupSize, ")");
       if (!device.subgroupShuffleRelative) return "relative subgroup shuffles in compute shaders";
