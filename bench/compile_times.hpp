@@ -1,6 +1,7 @@
 // How long compileOperator takes for a set of convolutions: cold (a fresh
 // Device) and with the pipeline cache blob of that first Device
-// (DeviceOptions::pipelineCacheData), as a user loading a network pays it.
+// (DeviceOptions::pipelineCacheData), as a user loading a network pays it;
+// and all of them at once through Device::compileOperators.
 #pragma once
 
 #include <vector>

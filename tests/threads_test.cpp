@@ -206,3 +206,36 @@ TEST_CASE("threads: validation messages from many threads are each counted once"
   CHECK(*received == kThreads * kMessages);
   CHECK(device->validationMessageCount() == uint64_t(kThreads * kMessages));
 }
+
+TEST_CASE("threads: compileOperators compiles side by side, each pipeline once, results in order") {
+  auto messages = std::make_shared<std::atomic<int>>(0);
+  auto device = vkdml::Device::create(countingOptions(messages));
+  // Each operator twice over, so that threads ask for the same pipelines at
+  // once: each must be created once (the others wait for it).
+  std::vector<std::unique_ptr<test::SmallOperator>> small = test::oneOfEach();
+  for (uint32_t c = 1; c <= 8; c *= 2) small.push_back(test::smallConvolution(c, c));
+  std::vector<vkdml::Operator> ops;
+  for (int copy = 0; copy < 2; ++copy)
+    for (auto& op : small) ops.push_back(device->createOperator(op->desc));
+  const std::vector<vkdml::CompiledOperator> compiled = device->compileOperators(ops, {}, 8);
+  REQUIRE(compiled.size() == ops.size());
+  const uint64_t misses = device->pipelineCacheStats().misses;
+  // The same operators one at a time on a fresh Device compile as many.
+  auto serial = vkdml::Device::create(countingOptions(messages));
+  for (auto& op : small) serial->compileOperator(serial->createOperator(op->desc));
+  CHECK(misses == serial->pipelineCacheStats().misses);
+  for (size_t i = 0; i < compiled.size(); ++i) {
+    test::SmallOperator& op = *small[i % small.size()];
+    CHECK(test::runSmall(*device, compiled[i], op) == "");
+  }
+  // An empty operator fails the call with compileOperator's error.
+  ops.insert(ops.begin() + 3, vkdml::Operator());
+  try {
+    device->compileOperators(ops, {}, 4);
+    FAIL("an empty operator was compiled");
+  } catch (const vkdml::Error& e) {
+    CHECK(std::string(e.what()).find("the operator is empty") != std::string::npos);
+  }
+  CHECK(device->validationMessageCount() == 0);
+  CHECK(*messages == 0);
+}

@@ -408,6 +408,14 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
   Operator createOperator(const DML_OPERATOR_DESC& desc);
   // Fails with Unsupported when options force a path the device lacks.
   CompiledOperator compileOperator(const Operator& op, const CompileOptions& options = {});
+  // compileOperator for each of `ops`, on up to `threads` threads (0: one
+  // per hardware thread), results in the order of `ops`: the driver's
+  // pipeline compiles, most of a network's compile time, run side by side.
+  // compileOperator itself may also be called from several threads at once.
+  // What the first failing operator (in order) threw is rethrown once all
+  // have finished.
+  std::vector<CompiledOperator> compileOperators(const std::vector<Operator>& ops, const CompileOptions& options = {},
+                                                 uint32_t threads = 0);
   // Records, submits and waits.
   void execute(const CompiledOperator& op, const BindingTable& bindings);
   // Records the initializer (CompiledOperator::recordInitializer), submits

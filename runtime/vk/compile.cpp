@@ -1,6 +1,10 @@
 // Compiling a plan into pipelines and a parameter buffer, and recording its
 // dispatches.
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <system_error>
+#include <thread>
 
 #include "core/copy.hpp"
 #include "core/fill.hpp"
@@ -128,6 +132,34 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
   return CompiledOperator(compiled);
 } catch (...) {
   detail::rethrowAsError("Device", "compileOperator");
+}
+
+std::vector<CompiledOperator> Device::compileOperators(const std::vector<Operator>& ops, const CompileOptions& options,
+                                                       uint32_t threads) try {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<CompiledOperator> compiled(ops.size());
+  std::vector<std::exception_ptr> errors(ops.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < ops.size(); i = next++) try {
+        compiled[i] = compileOperator(ops[i], options);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+  };
+  std::vector<std::thread> pool;
+  try {
+    for (size_t t = 1; t < std::min<size_t>(threads, ops.size()); ++t) pool.emplace_back(work);
+  } catch (const std::system_error&) {
+    // Fewer threads: this one and those started take all of the work.
+  }
+  work();
+  for (auto& thread : pool) thread.join();
+  for (const auto& error : errors)
+    if (error) std::rethrow_exception(error);
+  return compiled;
+} catch (...) {
+  detail::rethrowAsError("Device", "compileOperators");
 }
 
 const Operator& CompiledOperator::op() const {

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <list>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 
 #include "vulkan.hpp"
 
@@ -73,6 +75,10 @@ struct Device::Impl {
   VkPipelineCache pipelineCache = VK_NULL_HANDLE;
   size_t pipelineCacheRoom = 0;  // pipelines pipelineCache may still take in
   std::map<detail::Kernel, VkShaderModule> modules;
+  // Pipelines being created (off the lock): a thread that needs one of them
+  // waits on `compiled` rather than create it again.
+  std::set<PipelineKey> compiling;
+  std::condition_variable compiled;
 
   std::mutex submitMutex;  // guards the pool, the fence, the queue and `lost` (Device::lockQueue)
   VkCommandPool commandPool = VK_NULL_HANDLE;

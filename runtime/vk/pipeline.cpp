@@ -79,16 +79,40 @@ VkShaderModule Device::Impl::shaderModule(detail::Kernel kernel) {
 
 std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(detail::Kernel kernel,
                                                                const shader::Specialization& specialization) {
-  std::lock_guard<std::mutex> lock(pipelinesMutex);
+  std::unique_lock<std::mutex> lock(pipelinesMutex);
   PipelineKey key(kernel, specialization);
-  auto found = pipelines.find(key);
-  if (found != pipelines.end()) {
-    recentUse.splice(recentUse.begin(), recentUse, found->second.use);
-    ++pipelineHits;
-    return found->second.pipeline;
+  // A pipeline another thread is creating is waited for, not created twice.
+  for (;;) {
+    auto found = pipelines.find(key);
+    if (found != pipelines.end()) {
+      recentUse.splice(recentUse.begin(), recentUse, found->second.use);
+      ++pipelineHits;
+      return found->second.pipeline;
+    }
+    if (!compiling.count(key)) break;
+    compiled.wait(lock);
   }
-
   const VkShaderModule module = shaderModule(kernel);
+  compiling.insert(key);
+  VkPipelineCache into = VK_NULL_HANDLE;
+  if (pipelineCacheRoom > 0) into = pipelineCache, --pipelineCacheRoom;
+  // Off the lock while the driver compiles (hundreds of ms for a large
+  // kernel), so that threads compiling other pipelines do so at once.
+  struct Compiling {
+    Impl& d;
+    const PipelineKey& key;
+    VkPipelineCache into;
+    std::unique_lock<std::mutex>& lock;
+    bool created = false;
+    ~Compiling() {
+      if (!lock.owns_lock()) lock.lock();
+      d.compiling.erase(key);
+      if (!created && into == d.pipelineCache && into) ++d.pipelineCacheRoom;  // the room it did not use
+      d.compiled.notify_all();
+    }
+  } pending{*this, key, into, lock};
+  lock.unlock();
+
   // One 4-byte value per constant_id (the kernel's list in shaders/interface).
   std::vector<VkSpecializationMapEntry> entries(specialization.size());
   std::vector<uint32_t> values(specialization.size());
@@ -106,18 +130,19 @@ std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(detail::Kernel ke
   pipelineInfo.layout = pipelineLayout;
   if (pipelineStatistics) pipelineInfo.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   auto p = std::make_shared<detail::Pipeline>(vk, device);  // releases what exists if anything below throws
-  VkPipelineCache into = pipelineCache;
-  if (pipelineCacheRoom == 0) into = p->binary = detail::createPipelineCache(*this, {});
+  if (!into) into = p->binary = detail::createPipelineCache(*this, {});
   {
     const detail::LayerPredates unchecked(detail::uncheckedKernel(kernel));
     detail::check(vk.vkCreateComputePipelines(device, into, 1, &pipelineInfo, nullptr, &p->handle),
                   "vkCreateComputePipelines");
   }
-  if (into == pipelineCache) --pipelineCacheRoom;
-  ++pipelineMisses;
   if (pipelineStatistics) printStatistics(kernel, p->handle);
+
+  lock.lock();
+  pending.created = true;
+  ++pipelineMisses;
   if (pipelineCacheLimit > 0) {
-    auto entry = pipelines.emplace(std::move(key), CachedPipeline{p, recentUse.end()}).first;
+    auto entry = pipelines.emplace(key, CachedPipeline{p, recentUse.end()}).first;
     try {
       recentUse.push_front(&entry->first);
     } catch (...) {
@@ -147,9 +172,11 @@ Device::PipelineCacheStats Device::pipelineCacheStats() const try {
 
 void Device::trimPipelineCache(size_t keep) try {
   Impl& d = *impl_;
-  std::lock_guard<std::mutex> lock(d.pipelinesMutex);
+  std::unique_lock<std::mutex> lock(d.pipelinesMutex);
   d.trimPipelines(keep);
   if (keep == 0) {  // the driver's cache too: pipelines made from it do not need it
+    // Once no pipeline being created (off the lock) writes into it.
+    d.compiled.wait(lock, [&] { return d.compiling.empty(); });
     VkPipelineCache empty = detail::createPipelineCache(d, {});
     d.vk.vkDestroyPipelineCache(d.device, d.pipelineCache, nullptr);
     d.pipelineCache = empty;
