@@ -169,6 +169,8 @@ TEST_CASE("convolution_integer: paths: options, the environment variable, refusa
   const vkdml::DeviceInfo& info = device.info();
   // The cooperative-matrix kernel's shared memory with 128-column tiles.
   const uint32_t coopmatShared = vkdml::shader::coopmatSharedBytes(128);
+  // The real matrices' warps: 32-lane subgroups, by default or on request.
+  const bool warp32 = info.subgroupSize == 32 || (info.minSubgroupSize <= 32 && 32 <= info.maxSubgroupSize);
   struct Expected {
     vkdml::ConvolutionPath path;
     bool available;
@@ -178,13 +180,13 @@ TEST_CASE("convolution_integer: paths: options, the environment variable, refusa
       {vkdml::ConvolutionPath::Portable, true, "convolution_integer_xu8_wi8_i32"},
       {vkdml::ConvolutionPath::DotProduct, info.integerDotProduct, "_dot"},
       {vkdml::ConvolutionPath::CooperativeMatrix,
-       info.cooperativeMatrixInt8 && info.integerDotProduct && info.subgroupSize == 32 &&
+       info.cooperativeMatrixInt8 && info.integerDotProduct && warp32 &&
            info.maxComputeSharedMemorySize >= coopmatShared,
        "coopmat_nv"},
       {vkdml::ConvolutionPath::CooperativeMatrixEmulated,
        info.maxComputeSharedMemorySize >= coopmatShared && info.subgroupSize >= 4, "coopmat_emulated"},
       {vkdml::ConvolutionPath::CooperativeMatrixKHR,
-       info.cooperativeMatrixKHRInt8 && info.integerDotProduct && info.subgroupSize == 32 &&
+       info.cooperativeMatrixKHRInt8 && info.integerDotProduct && warp32 &&
            info.maxComputeSharedMemorySize >= coopmatShared,
        "coopmat_khr"},
   };

@@ -155,6 +155,36 @@ TEST_CASE("convolution plan: Auto's path without cooperative matrices") {
   CHECK(kernel(cpu) == "convolution_integer_xu8_wi8_i32");
 }
 
+// The cooperative-matrix kernels' warps are 32-lane subgroups: a device whose
+// default is another width (AMD's wave64) runs them where its compute
+// pipelines may require 32 lanes (VK_EXT_subgroup_size_control), and not
+// otherwise.
+TEST_CASE("convolution plan: cooperative matrices on a device of 64-lane subgroups") {
+  Convolution conv({1, 64, 28, 28}, {64, 64, 3, 3}, {1, 64, 28, 28}, 1);
+  conv.zeros[0] = conv.zeros[1] = 1;
+  vkdml::DeviceInfo wave64 = fullDevice();
+  wave64.cooperativeMatrixNV = wave64.cooperativeMatrixInt8 = false;
+  wave64.cooperativeMatrixKHR = wave64.cooperativeMatrixKHRInt8 = true;
+  wave64.cooperativeMatrixKHRInt8Shapes = {{16, 16, 32}};
+  wave64.subgroupSize = 64;
+  wave64.minSubgroupSize = 32, wave64.maxSubgroupSize = 64;
+  const std::vector<Dispatch> dispatches =
+      planWithinBudget(conv.desc(), wave64, vkdml::ConvolutionPath::CooperativeMatrixKHR);
+  CHECK(std::string(kernelName(dispatches.back().kernel)).find("coopmat_khr") != std::string::npos);
+  wave64.minSubgroupSize = 64;
+  const vkdml::Operator op = test::device().createOperator(conv.desc());
+  vkdml::CompileOptions options;
+  options.convolutionPath = vkdml::ConvolutionPath::CooperativeMatrixKHR;
+  try {
+    vkdml::detail::Access::plan(op).plan(wave64, options, {});
+    FAIL("the KHR path was planned for 64-lane subgroups only");
+  } catch (const vkdml::Error& e) {
+    CHECK(e.code() == vkdml::ErrorCode::Unsupported);
+    CHECK(std::string(e.what()).find("32-lane subgroups (it has 64, and can be asked for 64 to 64)") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("loop_budget: convolutions at the extremes") {
   SUBCASE("K = 2^31 (M = N = 1): chunks of K over dispatches") {
     Convolution conv({1, 1u << 31, 1, 1}, {1, 1u << 31, 1, 1}, {1, 1, 1, 1}, 1);

@@ -45,7 +45,7 @@ struct Desc {
 inline vkdml::DeviceInfo fullDevice() {
   vkdml::DeviceInfo info;
   info.name = "H200-like";
-  info.subgroupSize = 32;
+  info.subgroupSize = info.minSubgroupSize = info.maxSubgroupSize = 32;
   info.subgroupShuffleRelative = true;
   info.maxComputeSharedMemorySize = 49152;
   info.maxComputeWorkGroupCountX = 0x7FFFFFFF;

@@ -101,6 +101,10 @@ struct DeviceInfo {
   uint32_t apiVersion = 0;
   VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
   uint32_t subgroupSize = 0;
+  // The subgroup sizes a compute pipeline may require (VK_EXT_subgroup_size_control,
+  // core in Vulkan 1.3: AMD's RDNA runs 32 or 64 lanes); both subgroupSize
+  // where the device cannot be asked.
+  uint32_t minSubgroupSize = 0, maxSubgroupSize = 0;
   bool subgroupShuffleRelative = false;  // in compute shaders
   uint32_t maxComputeSharedMemorySize = 0;
   uint32_t maxComputeWorkGroupCountX = 0;

@@ -15,6 +15,13 @@ constexpr const char* kOp = kConvolutionIntegerOp;
 // Why the device cannot run `path`, or empty.
 constexpr uint32_t kEmulatedMinSubgroup = 4;
 
+// The real matrices' warps are 32-lane subgroups: the device's default, or
+// a size its compute pipelines may require (vk/pipeline.cpp asks for it).
+bool warpSubgroups(const DeviceInfo& device) {
+  const uint32_t lanes = shader::COOPMAT_SUBGROUP;
+  return device.subgroupSize == lanes || (device.minSubgroupSize <= lanes && lanes <= device.maxSubgroupSize);
+}
+
 std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
   switch (path) {
     case ConvolutionPath::DotProduct:
@@ -33,8 +40,9 @@ std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
       if (device.maxComputeSharedMemorySize < coopmatSharedBytes(128))
         return concat(coopmatSharedBytes(128), " bytes of shared memory (it has ", device.maxComputeSharedMemorySize,
                       ")");
-      if (path != ConvolutionPath::CooperativeMatrixEmulated && device.subgroupSize != shader::COOPMAT_SUBGROUP)
-        return concat("32-lane subgroups (it has ", device.subgroupSize, ")");
+      if (path != ConvolutionPath::CooperativeMatrixEmulated && !warpSubgroups(device))
+        return concat("32-lane subgroups (it has ", device.subgroupSize, ", and can be asked for ",
+                      device.minSubgroupSize, " to ", device.maxSubgroupSize, ")");
       // Tested with 4 to 64 lanes; lavapipe's LLVM crashes compiling it for one-lane subgroups.
       if (device.subgroupSize < kEmulatedMinSubgroup)
         return concat("subgroups of at least ", kEmulatedMinSubgroup, " lanes (it has ", device.subgroupSize, ")");

@@ -139,6 +139,10 @@ class LayerPredates {
 };
 // Whether the layer cannot check `kernel`'s SPIR-V (a translated KHR kernel).
 bool uncheckedKernel(Kernel kernel);
+// A kernel whose warps are subgroups of shader::COOPMAT_SUBGROUP lanes (the
+// cooperative-matrix kernels on the device's matrices): created with that
+// size required where the device's default differs and it may be asked.
+bool warpKernel(Kernel kernel);
 
 // An empty VkPipelineCache, or one holding `initialData` (vk/pipeline.cpp).
 VkPipelineCache createPipelineCache(const Device::Impl& d, const std::vector<uint8_t>& initialData);

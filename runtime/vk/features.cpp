@@ -28,6 +28,7 @@ std::vector<VkExtensionProperties> deviceExtensions(VkPhysicalDevice physicalDev
 // Optional device capabilities, by core version or extension.
 struct OptionalExtensions {
   bool memoryModel = false, dot = false, cooperativeMatrixNV = false, cooperativeMatrixKHR = false;
+  bool subgroupSizeControl = false;
   bool pipelineStatistics = false;    // where asked for (Impl::wantPipelineStatistics)
   bool maintenance4 = false;          // its properties are read (maxBufferSize); nothing is enabled
   std::vector<const char*> toEnable;  // the extensions that provide them below the core version
@@ -46,6 +47,7 @@ OptionalExtensions optionalExtensions(VkPhysicalDevice physicalDevice, uint32_t 
   o.dot = byVersionOrExtension(VK_API_VERSION_1_3, VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
   o.cooperativeMatrixNV = byVersionOrExtension(~0u, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   o.cooperativeMatrixKHR = byVersionOrExtension(~0u, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  o.subgroupSizeControl = byVersionOrExtension(VK_API_VERSION_1_3, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   if (statistics)
     o.pipelineStatistics = byVersionOrExtension(~0u, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   o.maintenance4 = apiVersion >= VK_API_VERSION_1_3 || hasExtension(available, VK_KHR_MAINTENANCE_4_EXTENSION_NAME);
@@ -68,6 +70,8 @@ struct Features {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   VkPhysicalDeviceCooperativeMatrixFeaturesKHR cooperativeMatrixKHR{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+  VkPhysicalDeviceSubgroupSizeControlFeatures subgroupSizeControl{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pipelineStatistics{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   Features(const OptionalExtensions& has) {
@@ -84,6 +88,7 @@ struct Features {
     if (has.dot) append(dot);
     if (has.cooperativeMatrixNV) append(cooperativeMatrix);
     if (has.cooperativeMatrixKHR) append(cooperativeMatrixKHR);
+    if (has.subgroupSizeControl) append(subgroupSizeControl);
     if (has.pipelineStatistics) append(pipelineStatistics);
   }
   Features(const Features&) = delete;
@@ -138,6 +143,8 @@ void readInfo(Device::Impl& d) {
   VkPhysicalDeviceShaderIntegerDotProductProperties dot{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_PROPERTIES};
   VkPhysicalDeviceMaintenance4Properties maintenance4{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_4_PROPERTIES};
+  VkPhysicalDeviceSubgroupSizeControlProperties sizeControl{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
   VkPhysicalDeviceProperties2 properties{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   vkGetPhysicalDeviceProperties2(d.physicalDevice, &properties);  // the version first
   const OptionalExtensions has =
@@ -148,6 +155,10 @@ void readInfo(Device::Impl& d) {
   if (has.dot) {
     *tail = &dot;
     tail = &dot.pNext;
+  }
+  if (has.subgroupSizeControl) {
+    *tail = &sizeControl;
+    tail = &sizeControl.pNext;
   }
   if (has.maintenance4) *tail = &maintenance4;
   vkGetPhysicalDeviceProperties2(d.physicalDevice, &properties);
@@ -169,6 +180,13 @@ void readInfo(Device::Impl& d) {
   i.apiVersion = properties.properties.apiVersion;
   i.type = properties.properties.deviceType;
   i.subgroupSize = subgroup.subgroupSize;
+  // A required size needs the feature, compute among the stages that take
+  // one, and full subgroups (the kernels' warps are whole subgroups).
+  const bool chooseSize = has.subgroupSizeControl && f.subgroupSizeControl.subgroupSizeControl &&
+                          f.subgroupSizeControl.computeFullSubgroups &&
+                          (sizeControl.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
+  i.minSubgroupSize = chooseSize ? sizeControl.minSubgroupSize : subgroup.subgroupSize;
+  i.maxSubgroupSize = chooseSize ? sizeControl.maxSubgroupSize : subgroup.subgroupSize;
   i.subgroupShuffleRelative = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                               (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT);
   i.maxComputeSharedMemorySize = limits.maxComputeSharedMemorySize;
@@ -241,6 +259,8 @@ void createLogicalDevice(Device::Impl& d) {
   enabled.dot.shaderIntegerDotProduct = supported.dot.shaderIntegerDotProduct;
   enabled.cooperativeMatrix.cooperativeMatrix = supported.cooperativeMatrix.cooperativeMatrix;
   enabled.cooperativeMatrixKHR.cooperativeMatrix = supported.cooperativeMatrixKHR.cooperativeMatrix;
+  enabled.subgroupSizeControl.subgroupSizeControl = supported.subgroupSizeControl.subgroupSizeControl;
+  enabled.subgroupSizeControl.computeFullSubgroups = supported.subgroupSizeControl.computeFullSubgroups;
   enabled.pipelineStatistics.pipelineExecutableInfo = supported.pipelineStatistics.pipelineExecutableInfo;
   d.pipelineStatistics = supported.pipelineStatistics.pipelineExecutableInfo;
 

@@ -7,6 +7,7 @@
 
 #include "core/guard.hpp"
 #include "device_impl.hpp"
+#include "interface/convolution_integer.h"
 
 namespace vkdml {
 
@@ -45,6 +46,10 @@ bool LayerPredates::covers(const char* message) {
 }
 bool uncheckedKernel(Kernel kernel) {
   return std::strstr(kernelName(kernel), "coopmat_khr") != nullptr;
+}
+bool warpKernel(Kernel kernel) {
+  const char* name = kernelName(kernel);
+  return std::strstr(name, "coopmat_nv") || std::strstr(name, "coopmat_khr");
 }
 }  // namespace detail
 
@@ -129,6 +134,13 @@ std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(detail::Kernel ke
   pipelineInfo.stage.pSpecializationInfo = &spec;
   pipelineInfo.layout = pipelineLayout;
   if (pipelineStatistics) pipelineInfo.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo warpSize{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+  warpSize.requiredSubgroupSize = shader::COOPMAT_SUBGROUP;
+  if (detail::warpKernel(kernel) && info.subgroupSize != warpSize.requiredSubgroupSize) {
+    pipelineInfo.stage.pNext = &warpSize;
+    pipelineInfo.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+  }
   auto p = std::make_shared<detail::Pipeline>(vk, device);  // releases what exists if anything below throws
   if (!into) into = p->binary = detail::createPipelineCache(*this, {});
   {
