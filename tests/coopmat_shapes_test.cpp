@@ -1,11 +1,11 @@
 // The cooperative-matrix kernel's fragment shapes (shaders/coopmat/fragments.glsl):
 // which shape the KHR path takes from a device's list, what
 // CompileOptions::matrixShape accepts, and the kernel against the reference
-// emulated at AMD's 16x16x16 and Intel's 8x16x32 on any device (lavapipe in
-// CI) and on the KHR path at every other shape the device lists, each
-// packing, every 16x16x32 block's fragments reached. Named apart
-// from "convolution_integer: *" so that the per-path reruns (tests/CMakeLists.txt)
-// do not repeat it.
+// emulated at NVIDIA's 16x8x32, AMD's 16x16x16 and Intel's 8x16x32 on any
+// device (lavapipe in CI) and on the KHR path at every other shape the
+// device lists, each packing, every 16x16x32 block's fragments reached.
+// Named apart from "convolution_integer: *" so that the per-path reruns
+// (tests/CMakeLists.txt) do not repeat it.
 #include <algorithm>
 #include <iterator>
 #include <string>
@@ -124,12 +124,13 @@ TEST_CASE("coopmat_shapes: CompileOptions::matrixShape on the emulated and NV pa
   const auto emulated = vkdml::ConvolutionPath::CooperativeMatrixEmulated;
   const vkdml::DeviceInfo device = test::planning::fullDevice();
   CHECK(hasShape(gemmKernel(device, emulated), ""));
+  CHECK(hasShape(gemmKernel(device, emulated, {16, 8, 32}), "_f16x8x32"));
   CHECK(hasShape(gemmKernel(device, emulated, {16, 16, 16}), "_f16x16x16"));
   CHECK(hasShape(gemmKernel(device, emulated, {8, 16, 32}), "_f8x16x32"));
   CHECK(hasShape(gemmKernel(device, vkdml::ConvolutionPath::CooperativeMatrix, {16, 16, 32}), ""));
   // Shapes without kernels on the path are refused; the portable path ignores the option.
   const std::pair<vkdml::ConvolutionPath, Shape> refused[] = {
-      {emulated, {16, 8, 32}}, {vkdml::ConvolutionPath::CooperativeMatrix, {16, 16, 16}}, {emulated, {32, 8, 16}}};
+      {emulated, {8, 8, 32}}, {vkdml::ConvolutionPath::CooperativeMatrix, {16, 16, 16}}, {emulated, {32, 8, 16}}};
   for (const auto& r : refused) {
     try {
       gemmKernel(device, r.first, r.second);
@@ -186,6 +187,11 @@ TEST_CASE("coopmat_shapes: the emulated kernel at 16x16x16 fragments, bit-exact"
   if (emulatedRuns()) runShape(vkdml::ConvolutionPath::CooperativeMatrixEmulated, {16, 16, 16}, rng);
 }
 
+TEST_CASE("coopmat_shapes: the emulated kernel at 16x8x32 fragments, bit-exact") {
+  std::mt19937_64 rng(143);
+  if (emulatedRuns()) runShape(vkdml::ConvolutionPath::CooperativeMatrixEmulated, {16, 8, 32}, rng);
+}
+
 TEST_CASE("coopmat_shapes: the emulated kernel at 8x16x32 fragments, bit-exact") {
   std::mt19937_64 rng(141);
   if (emulatedRuns()) runShape(vkdml::ConvolutionPath::CooperativeMatrixEmulated, {8, 16, 32}, rng);
@@ -207,7 +213,7 @@ TEST_CASE("coopmat_shapes: the KHR kernel at each other listed shape, bit-exact"
   std::mt19937_64 rng(142);
   for (const Shape& shape : info.cooperativeMatrixKHRInt8Shapes)
     if (!(shape.m == 16 && shape.n == 16 && shape.k == 32) &&
-        std::any_of(std::begin(vkdml::detail::kKhrFragments), std::end(vkdml::detail::kKhrFragments),
+        std::any_of(std::begin(vkdml::detail::kFragmentShapes), std::end(vkdml::detail::kFragmentShapes),
                     [&](const Shape& s) { return vkdml::detail::sameShape(s, shape); }))
       runShape(vkdml::ConvolutionPath::CooperativeMatrixKHR, shape, rng);
 }

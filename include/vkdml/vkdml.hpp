@@ -222,11 +222,10 @@ struct CompileOptions {
   // The int8 fragment shape (M x N x K) of the cooperative-matrix
   // convolution paths. 0x0x0: each path's own (coopmat and coopmat-emulated
   // 16x16x32; coopmat-khr the first the device lists of 16x16x32, 16x8x32,
-  // 16x16x16, 8x16x32). Otherwise coopmat-khr takes it where the device
-  // lists it and it is one of those four, coopmat-emulated where it is
-  // 16x16x32, 16x16x16 or 8x16x32 (so that any device tests the kernel's
-  // code for other vendors' shapes), coopmat where it is 16x16x32. The other
-  // paths ignore it.
+  // 16x16x16, 8x16x32). Otherwise coopmat-khr and coopmat-emulated take one
+  // of those four (coopmat-khr where the device lists it; coopmat-emulated
+  // so that any device tests the kernel's code for other vendors' shapes),
+  // coopmat only 16x16x32. The other paths ignore it.
   DeviceInfo::MatrixShape matrixShape{0, 0, 0};
 };
 

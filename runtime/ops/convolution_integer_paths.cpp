@@ -98,21 +98,18 @@ DeviceInfo::MatrixShape coopmatFragment(ConvolutionPath path, const CompileOptio
   const bool khr = path == ConvolutionPath::CooperativeMatrixKHR;
   if (asked.m == 0 && asked.n == 0 && asked.k == 0) {
     const DeviceInfo::MatrixShape* listed = khrFragment(device.cooperativeMatrixKHRInt8Shapes);
-    return khr && listed ? *listed : kKhrFragments[0];  // the path was checked: the device lists one
+    return khr && listed ? *listed : kFragmentShapes[0];  // the path was checked: the device lists one
   }
   const auto shape = concat(asked.m, "x", asked.n, "x", asked.k);
   auto among = [&](const auto& shapes) {
     return std::any_of(std::begin(shapes), std::end(shapes),
                        [&](const DeviceInfo::MatrixShape& s) { return sameShape(s, asked); });
   };
-  const bool emulated = path == ConvolutionPath::CooperativeMatrixEmulated;
-  if (emulated ? !among(kEmulatedFragments) : khr ? !among(kKhrFragments) : !sameShape(asked, kKhrFragments[0]))
+  const bool nv = path == ConvolutionPath::CooperativeMatrix;
+  if (nv ? !sameShape(asked, kFragmentShapes[0]) : !among(kFragmentShapes))
     throwInvalid(kOp, "CompileOptions.matrixShape",
                  concat("must be 0x0x0 or, on the ", toString(path), " path, ",
-                        emulated ? "16x16x32, 16x16x16 or 8x16x32"
-                        : khr    ? "16x16x32, 16x8x32, 16x16x16 or 8x16x32"
-                                 : "16x16x32",
-                        ", not ", shape));
+                        nv ? "16x16x32" : "16x16x32, 16x8x32, 16x16x16 or 8x16x32", ", not ", shape));
   if (khr && !among(device.cooperativeMatrixKHRInt8Shapes))
     throwUnsupported(kOp, "CompileOptions.matrixShape",
                      concat("the coopmat-khr path at ", shape, " needs the device to list that int8 shape, which ",

@@ -163,7 +163,8 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // The emulated variants of shapes other than 16x16x32 exist for 8-warp
     // tiles of 128 columns and 4-warp ones of 64, with 32-bit offsets
     // (shaders/CMakeLists.txt): enough to test those shapes' code.
-    const bool fewTiles = path == ConvolutionPath::CooperativeMatrixEmulated && !sameShape(fragment, kKhrFragments[0]);
+    const bool fewTiles =
+        path == ConvolutionPath::CooperativeMatrixEmulated && !sameShape(fragment, kFragmentShapes[0]);
     if (fewTiles && indexBits != 32)
       throwUnsupported(kConvolutionIntegerOp, "CompileOptions.matrixShape",
                        concat("the coopmat-emulated path takes ", fragment.m, "x", fragment.n, "x", fragment.k,

@@ -117,7 +117,7 @@ ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& de
                            uint32_t M, uint32_t Ng, uint32_t Kg, bool contiguousRows, bool operandsPack);
 // The cooperative-matrix kernel's fragment shape (FRAG_M x FRAG_N x FRAG_K,
 // shaders/coopmat/fragments.glsl) on a cooperative-matrix `path`: the KHR
-// path's first of kKhrFragments the device lists, else 16x16x32; or
+// path's first of kFragmentShapes the device lists, else 16x16x32; or
 // CompileOptions.matrixShape, checked.
 DeviceInfo::MatrixShape coopmatFragment(ConvolutionPath path, const CompileOptions& options, const DeviceInfo& device);
 ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaults& defaults, bool contiguousRows,
