@@ -22,7 +22,8 @@
 // convolution_integer.comp.
 //
 // Tiles: 8 warps of 32 lanes (2 along m, 4 along n), or 4 (2 x 2), each FM
-// x FN fragments of 16x16 int32; BK = 32 deep, double-buffered in shared
+// x FN blocks of 16x16 int32, each block one or more device fragments
+// (FRAG_M x FRAG_N x FRAG_K); BK = 32 deep, double-buffered in shared
 // memory. The parts,
 // each in shaders/coopmat/: tile.glsl (constants, shared memory, the
 // invocation's and the tile's place), fragments.glsl (the matrix
@@ -33,8 +34,9 @@
 // variables, which the driver keeps in registers once it has inlined the
 // functions.
 //
-// Defines: WARPS (8 or 4), FN (fragments per warp
-// along n: 2 or 4), INDEX_BITS (32 or 64),
+// Defines: WARPS (8 or 4), FN (blocks per warp
+// along n: 2 or 4), INDEX_BITS (32 or 64), FRAG_M, FRAG_N, FRAG_K (the
+// fragment shape, fragments.glsl; 16, 16, 32 by default),
 // and one of COOPMAT_NV (GL_NV_cooperative_matrix) or COOPMAT_EMULATED (the
 // matrix operations in plain GLSL, to test the rest of this kernel on any
 // device).

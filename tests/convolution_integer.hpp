@@ -1,7 +1,10 @@
 // What the DML_CONVOLUTION_INTEGER tests share: element types, a
-// descriptor builder and the reference.
+// descriptor builder, the cases' machinery (convolution_integer_cases.cpp)
+// and the reference.
 #pragma once
 
+#include <random>
+#include <string>
 #include <vector>
 
 #include "support.hpp"
@@ -47,6 +50,35 @@ struct Conv {
     return out;
   }
 };
+
+enum class ZeroPoint { None, PerTensor, PerChannel };
+
+// One randomized case: shapes, types, zero points and layouts.
+struct Case {
+  std::vector<uint32_t> input, filter;  // sizes; rank 3 or 4
+  std::vector<uint32_t> strides, dilations, startPadding, endPadding;
+  uint32_t groups = 1;
+  DML_TENSOR_DATA_TYPE inputType = U8, filterType = U8;
+  ZeroPoint inputZeroPoint = ZeroPoint::None, filterZeroPoint = ZeroPoint::None;
+  bool strided = false;
+  std::vector<uint32_t> inputStrides, outputStrides;  // where given, the input's and output's (else as `strided` says)
+  // DML_TENSOR_FLAG_OWNED_BY_DML on FilterTensor (1), and on the zero points too (2).
+  int owned = 0;
+};
+
+std::string describe(const Case& c);
+// Runs a case with random data (through test::run's options) against the reference.
+void runCase(const Case& c, std::mt19937_64& rng);
+// A 2-D case with square parameters.
+Case case2d(std::vector<uint32_t> input, std::vector<uint32_t> filter, uint32_t stride, uint32_t dilation,
+            uint32_t pad0, uint32_t pad1, uint32_t groups);
+// Cycles the four signedness combinations and the zero-point modes over a
+// list of shapes so that each shape meets several of them.
+void runVariants(std::vector<Case> cases, std::mt19937_64& rng, bool strided = false);
+// A random case: 1 or 2 spatial dimensions, up to 3 groups of up to 9
+// channels and 20 outputs each, kernels 1 to 7 wide, strides, dilations and
+// pads up to 3, any types, zero points and layouts.
+Case randomCase(std::mt19937_64& rng);
 
 // The reference convolution (convolution_integer_reference.cpp).
 Tensor reference(const Conv& conv, const Tensor& input, const Tensor* inputZeroPoint, const Tensor& filter,

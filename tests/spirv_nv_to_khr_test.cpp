@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -528,29 +529,31 @@ TEST_CASE("spirv_nv_to_khr: what the translation refuses, and why") {
   }
 }
 
-// Every NV cooperative-matrix variant of the kernel table (shaders/CMakeLists.txt):
-// the build's KHR form of it is its translation, and the translation keeps
-// what the kernel does: A (16 x 32 int8) row-major, B (32 x 16 int8)
-// column-major, the accumulator (16 x 16 int32) stored column-major, s8 x
-// s8 + s32 -> s32 (fragments.glsl).
+// Every KHR cooperative-matrix variant of the kernel table (shaders/CMakeLists.txt)
+// is the translation of its NV variant (in the table for 16x16x32
+// fragments, built beside it for the other shapes), and the translation
+// keeps what the kernel does: A (M x K int8) row-major, B (K x N int8)
+// column-major, the accumulator (M x N int32) stored column-major, s8 x
+// s8 + s32 -> s32 (fragments.glsl), M x N x K as the name's _f suffix says
+// (16x16x32 without one).
 TEST_CASE("spirv_nv_to_khr: every NV cooperative-matrix kernel translates, as the build's KHR kernels") {
   if (!builtSpirvHere()) return;
-  size_t variants = 0, khrVariants = 0;
-  std::set<std::string> names;
-  for (const char* name : vkdml::detail::kKernelNames) {
-    names.insert(name);
-    if (contains(name, "coopmat_khr")) ++khrVariants;
-  }
+  size_t nvVariants = 0, khrVariants = 0;
+  std::map<std::string, size_t> shapes;  // suffix -> KHR variants
   for (const std::string name : vkdml::detail::kKernelNames) {
-    const size_t at = name.find("coopmat_nv");
+    if (contains(name, "coopmat_nv")) ++nvVariants;
+    const size_t at = name.find("coopmat_khr");
     if (at == std::string::npos) continue;
-    ++variants;
-    const std::string khrName = name.substr(0, at) + "coopmat_khr" + name.substr(at + 10);
-    INFO(name << " -> " << khrName);
-    const std::vector<uint32_t> nv = readSpirv(VKDML_SPIRV_DIR "/" + name + ".spv");
+    ++khrVariants;
+    const std::string nvName = name.substr(0, at) + "coopmat_nv" + name.substr(at + 11);
+    INFO(nvName << " -> " << name);
+    const size_t f = name.rfind("_f");
+    uint32_t m = 16, n = 16, k = 32;
+    if (f != std::string::npos) REQUIRE(std::sscanf(name.c_str() + f, "_f%ux%ux%u", &m, &n, &k) == 3);
+    ++shapes[f == std::string::npos ? "" : name.substr(f)];
+    const std::vector<uint32_t> nv = readSpirv(VKDML_SPIRV_DIR "/" + nvName + ".spv");
     const std::vector<uint32_t> khr = sp::translateNvCooperativeMatrixToKhr(nv);
-    REQUIRE(names.count(khrName));
-    CHECK(readSpirv(VKDML_SPIRV_DIR "/" + khrName + ".spv") == khr);
+    CHECK(readSpirv(VKDML_SPIRV_DIR "/" + name + ".spv") == khr);
     const Summary s = checkTranslation(nv, khr);
     std::set<MatrixType> types;
     std::map<uint32_t, uint32_t> uses;
@@ -558,9 +561,8 @@ TEST_CASE("spirv_nv_to_khr: every NV cooperative-matrix kernel translates, as th
       types.insert(t.second);
       uses[t.first] = t.second.use;
     }
-    CHECK(types == std::set<MatrixType>{{16, 32, 8, 1, sp::MatrixA},
-                                        {32, 16, 8, 1, sp::MatrixB},
-                                        {16, 16, 32, 1, sp::MatrixAccumulator}});
+    CHECK(types == std::set<MatrixType>{
+                       {m, k, 8, 1, sp::MatrixA}, {k, n, 8, 1, sp::MatrixB}, {m, n, 32, 1, sp::MatrixAccumulator}});
     CHECK(!s.masks.empty());
     for (uint32_t mask : s.masks)
       CHECK(mask == (sp::MatrixASigned | sp::MatrixBSigned | sp::MatrixCSigned | sp::MatrixResultSigned));
@@ -573,6 +575,7 @@ TEST_CASE("spirv_nv_to_khr: every NV cooperative-matrix kernel translates, as th
       CHECK(store.second == sp::ColumnMajor);
     }
   }
-  CHECK(variants == 24);  // 4 tiles x 2 offset widths x 3 packings
-  CHECK(khrVariants == variants);
+  CHECK(nvVariants == 24);  // 4 tiles x 2 offset widths x 3 packings
+  CHECK(shapes == std::map<std::string, size_t>{{"", 24}, {"_f16x8x32", 24}, {"_f16x16x16", 24}, {"_f8x16x32", 24}});
+  CHECK(khrVariants == 4 * nvVariants);
 }

@@ -132,9 +132,10 @@ struct DeviceInfo {
     uint32_t m = 0, n = 0, k = 0;
   };
   std::vector<MatrixShape> cooperativeMatrixKHRInt8Shapes;
-  // One of them is a shape the KHR cooperative-matrix kernel takes (today
-  // 16x16x32), with what it needs (shaderInt8, vulkanMemoryModel): the
-  // coopmat-khr convolution path can run.
+  // One of them is a shape the KHR cooperative-matrix kernel takes
+  // (16x16x32, 16x8x32, 16x16x16 or 8x16x32), with what it needs (shaderInt8,
+  // vulkanMemoryModel): the coopmat-khr convolution path can run where the
+  // subgroups have 32 lanes.
   bool cooperativeMatrixKHRInt8 = false;
   bool validationEnabled = false;
   bool pipelineCacheLoaded = false;  // DeviceOptions::pipelineCacheData matched this device and the driver took it
@@ -222,6 +223,14 @@ struct CompileOptions {
   ConvolutionPath convolutionPath = ConvolutionPath::Auto;
   ConvolutionPacking convolutionPacking = ConvolutionPacking::Auto;
   CopyPath copyPath = CopyPath::Auto;
+  // The int8 fragment shape (M x N x K) of the cooperative-matrix
+  // convolution paths. 0x0x0: each path's own (coopmat and coopmat-emulated
+  // 16x16x32; coopmat-khr the first the device lists of 16x16x32, 16x8x32,
+  // 16x16x16, 8x16x32). Otherwise coopmat-khr and coopmat-emulated take one
+  // of those four (coopmat-khr where the device lists it; coopmat-emulated
+  // so that any device tests the kernel's code for other vendors' shapes),
+  // coopmat only 16x16x32. The other paths ignore it.
+  DeviceInfo::MatrixShape matrixShape{0, 0, 0};
 };
 
 struct BufferBinding {

@@ -140,6 +140,22 @@ struct PlanDefaults {
   ConvolutionPacking convolutionPacking = ConvolutionPacking::Auto;  // $VKDML_CONVOLUTION_PACKING
   CopyPath copyPath = CopyPath::Auto;                                // $VKDML_COPY_PATH
 };
+
+// The int8 fragment shapes (M x N x K) the KHR and emulated
+// cooperative-matrix kernels are compiled for (shaders/CMakeLists.txt), in
+// the order the KHR path prefers them (fewest fragments per 16x16x32 block
+// first); the NV kernels take the first alone.
+inline bool sameShape(const DeviceInfo::MatrixShape& a, const DeviceInfo::MatrixShape& b) {
+  return a.m == b.m && a.n == b.n && a.k == b.k;
+}
+inline constexpr DeviceInfo::MatrixShape kFragmentShapes[] = {{16, 16, 32}, {16, 8, 32}, {16, 16, 16}, {8, 16, 32}};
+// The KHR path's shape among those `listed` (the device's), or null.
+inline const DeviceInfo::MatrixShape* khrFragment(const std::vector<DeviceInfo::MatrixShape>& listed) {
+  for (const DeviceInfo::MatrixShape& shape : kFragmentShapes)
+    for (const DeviceInfo::MatrixShape& l : listed)
+      if (sameShape(shape, l)) return &shape;
+  return nullptr;
+}
 }  // namespace detail
 
 // The validated, device-independent form of an operator descriptor. Binding

@@ -2,7 +2,9 @@
 // path needs of the device, the path a compile takes, which operands of the
 // cooperative-matrix GEMM are packed first, and the Device's defaults for
 // both from the environment.
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
 
 #include "convolution_integer_plan.hpp"
 
@@ -31,18 +33,22 @@ std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
       if (path == ConvolutionPath::CooperativeMatrix && !device.cooperativeMatrixInt8)
         return "an int8 16x16x32 subgroup cooperative matrix (VK_NV_cooperative_matrix with shaderInt8 and "
                "vulkanMemoryModel)";
-      if (path == ConvolutionPath::CooperativeMatrixKHR && !device.cooperativeMatrixKHRInt8)
-        return "an int8 16x16x32 subgroup cooperative matrix (VK_KHR_cooperative_matrix with shaderInt8 and "
-               "vulkanMemoryModel; the kernel takes no other shape yet)";
+      if (path == ConvolutionPath::CooperativeMatrixKHR &&
+          (!device.cooperativeMatrixKHRInt8 || !khrFragment(device.cooperativeMatrixKHRInt8Shapes)))
+        return "an int8 subgroup cooperative matrix of 16x16x32, 16x8x32, 16x16x16 or 8x16x32 "
+               "(VK_KHR_cooperative_matrix with shaderInt8 and vulkanMemoryModel)";
       if (!device.integerDotProduct) return "shaderIntegerDotProduct (its byte sums are packed dot products)";
       [[fallthrough]];
     case ConvolutionPath::CooperativeMatrixEmulated:
       if (device.maxComputeSharedMemorySize < coopmatSharedBytes(128))
         return concat(coopmatSharedBytes(128), " bytes of shared memory (it has ", device.maxComputeSharedMemorySize,
                       ")");
+      // The kernel's warps are subgroups: 32 lanes by default or on request
+      // (AMD's wave64 devices); Intel's 8- or 16-lane ones are not taken yet.
       if (path != ConvolutionPath::CooperativeMatrixEmulated && !warpSubgroups(device))
         return concat("32-lane subgroups (it has ", device.subgroupSize, ", and can be asked for ",
-                      device.minSubgroupSize, " to ", device.maxSubgroupSize, ")");
+                      device.minSubgroupSize, " to ", device.maxSubgroupSize,
+                      "; its warps are subgroups, so 8- and 16-lane ones are not taken yet)");
       // Tested with 4 to 64 lanes; lavapipe's LLVM crashes compiling it for one-lane subgroups.
       if (device.subgroupSize < kEmulatedMinSubgroup)
         return concat("subgroups of at least ", kEmulatedMinSubgroup, " lanes (it has ", device.subgroupSize, ")");
@@ -93,6 +99,30 @@ ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& de
       (device.integerDotProduct4x8BitPackedAccelerated || device.type == VK_PHYSICAL_DEVICE_TYPE_CPU))
     return ConvolutionPath::DotProduct;
   return ConvolutionPath::Portable;
+}
+
+DeviceInfo::MatrixShape coopmatFragment(ConvolutionPath path, const CompileOptions& options, const DeviceInfo& device) {
+  const DeviceInfo::MatrixShape& asked = options.matrixShape;
+  const bool khr = path == ConvolutionPath::CooperativeMatrixKHR;
+  if (asked.m == 0 && asked.n == 0 && asked.k == 0) {
+    const DeviceInfo::MatrixShape* listed = khrFragment(device.cooperativeMatrixKHRInt8Shapes);
+    return khr && listed ? *listed : kFragmentShapes[0];  // the path was checked: the device lists one
+  }
+  const auto shape = concat(asked.m, "x", asked.n, "x", asked.k);
+  auto among = [&](const auto& shapes) {
+    return std::any_of(std::begin(shapes), std::end(shapes),
+                       [&](const DeviceInfo::MatrixShape& s) { return sameShape(s, asked); });
+  };
+  const bool nv = path == ConvolutionPath::CooperativeMatrix;
+  if (nv ? !sameShape(asked, kFragmentShapes[0]) : !among(kFragmentShapes))
+    throwInvalid(kOp, "CompileOptions.matrixShape",
+                 concat("must be 0x0x0 or, on the ", toString(path), " path, ",
+                        nv ? "16x16x32" : "16x16x32, 16x8x32, 16x16x16 or 8x16x32", ", not ", shape));
+  if (khr && !among(device.cooperativeMatrixKHRInt8Shapes))
+    throwUnsupported(kOp, "CompileOptions.matrixShape",
+                     concat("the coopmat-khr path at ", shape, " needs the device to list that int8 shape, which ",
+                            device.name, " does not"));
+  return asked;
 }
 
 namespace {

@@ -159,6 +159,21 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   Dispatch d;
   if (path == ConvolutionPath::CooperativeMatrix || path == ConvolutionPath::CooperativeMatrixEmulated ||
       path == ConvolutionPath::CooperativeMatrixKHR) {
+    const DeviceInfo::MatrixShape fragment = coopmatFragment(path, options, device);
+    // The emulated variants of shapes other than 16x16x32 exist for 8-warp
+    // tiles of 128 columns and 4-warp ones of 64, with 32-bit offsets
+    // (shaders/CMakeLists.txt): enough to test those shapes' code.
+    const bool fewTiles =
+        path == ConvolutionPath::CooperativeMatrixEmulated && !sameShape(fragment, kFragmentShapes[0]);
+    if (fewTiles && indexBits != 32)
+      throwUnsupported(kConvolutionIntegerOp, "CompileOptions.matrixShape",
+                       concat("the coopmat-emulated path takes ", fragment.m, "x", fragment.n, "x", fragment.k,
+                              " fragments with 32-bit offsets only, and these tensors need 64-bit ones"));
+    if (fewTiles && bn == 256) {
+      bn = 128;
+      nTiles = (p.groupOutputChannels + bn - 1) / bn;
+      packedB = (Checked(groups) * nTiles * kTiles * (bn * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
+    }
     if (contiguousRows) p.flags |= shader::INPUT_ROWS_CONTIGUOUS;
     // Taps that never reach padding need no range checks: none start
     // before 0, the last output's last tap lies before the end.
@@ -217,13 +232,13 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // K split across them or not.
     auto gridWorkgroups = [&](uint64_t tiles, uint32_t warpCount, uint32_t columns) {
       const uint32_t steps = parallelChunkSteps(
-          splitGemm(coopmatLoops(columns, warpCount, emulated, packing, prefetch), tiles, kTiles, device), tiles,
-          kTiles, output, p.M, packA);
+          splitGemm(coopmatLoops(columns, warpCount, emulated, packing, prefetch, fragment), tiles, kTiles, device),
+          tiles, kTiles, output, p.M, packA);
       return tiles * (steps == 0 ? 1 : (kTiles + steps - 1) / steps);
     };
-    const bool eightSplit =
-        parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, packing, prefetch), p.tiles, kTiles, device),
-                           p.tiles, kTiles, output, p.M, packA) != 0;
+    const bool eightSplit = parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, packing, prefetch, fragment),
+                                                         p.tiles, kTiles, device),
+                                               p.tiles, kTiles, output, p.M, packA) != 0;
     bool fourWarps = ((p.tiles <= kFewTilesMax && bn == 256) || narrow) && !eightSplit;
     uint32_t fourWarpColumns = narrow ? 64 : 128;
     // Few rows (batch 1): tiles of 64 columns on 4 warps wherever they make
@@ -254,14 +269,16 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     const uint64_t scratchBytes = aBytes + packedB;
     // The KHR variants are the NV ones translated (tools/spirv_nv_to_khr): the same plan.
     d.kernel = path == ConvolutionPath::CooperativeMatrixKHR
-                   ? convolutionIntegerCoopmatKhrKernel(warps, bn, indexBits, packing, prefetch)
-                   : convolutionIntegerCoopmatKernel(emulated, warps, bn, indexBits, packing, prefetch);
+                   ? convolutionIntegerCoopmatKhrKernel(warps, bn, indexBits, packing, prefetch, fragment.m, fragment.n,
+                                                        fragment.k)
+                   : convolutionIntegerCoopmatKernel(emulated, warps, bn, indexBits, packing, prefetch, fragment.m,
+                                                     fragment.n, fragment.k);
     // The geometry and flags as specialization constants, for the driver to fold.
     using Coopmat = shader::ConvolutionIntegerCoopmatConstants;
     Coopmat constants = withGeometry<Coopmat>(p);
     constants.WORKGROUP_SIZE = 32 * warps;
     constants.A_PACKING = aPacking;
-    const GemmLoops loops = coopmatLoops(bn, warps, emulated, packing, prefetch);
+    const GemmLoops loops = coopmatLoops(bn, warps, emulated, packing, prefetch, fragment);
     const GemmSplit split = splitGemm(loops, p.tiles, kTiles, device);
     // The GEMM's dispatches: K split across the grid after the output is
     // zeroed (by a fill, or by the pack before it: zeroedByPack), else as

@@ -48,7 +48,8 @@ struct GemmLoops {
 // The loops of convolution_integer.comp and of convolution_integer_coopmat.comp
 // (convolution_integer_tiles.cpp).
 GemmLoops portableLoops(const TileShape& t, bool dot);
-GemmLoops coopmatLoops(uint32_t bn, uint32_t warps, bool emulated, bool packedB, bool prefetch);
+GemmLoops coopmatLoops(uint32_t bn, uint32_t warps, bool emulated, bool packedB, bool prefetch,
+                       const DeviceInfo::MatrixShape& fragment);
 
 // How a GEMM of `tiles` tiles and `steps` K steps is dispatched so that no
 // invocation's loops make more than kLoopBudget passes: as always where
@@ -114,6 +115,11 @@ uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t ste
 // The path a compile takes and the operands packed first (convolution_integer_paths.cpp).
 ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& defaults, const DeviceInfo& device,
                            uint32_t M, uint32_t Ng, uint32_t Kg, bool contiguousRows, bool operandsPack);
+// The cooperative-matrix kernel's fragment shape (FRAG_M x FRAG_N x FRAG_K,
+// shaders/coopmat/fragments.glsl) on a cooperative-matrix `path`: the KHR
+// path's first of kFragmentShapes the device lists, else 16x16x32; or
+// CompileOptions.matrixShape, checked.
+DeviceInfo::MatrixShape coopmatFragment(ConvolutionPath path, const CompileOptions& options, const DeviceInfo& device);
 ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaults& defaults, bool contiguousRows,
                                  uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne, bool channelsLastSteps,
                                  bool filterOwned);

@@ -74,10 +74,13 @@ GemmLoops portableLoops(const TileShape& t, bool dot) {
 // takes 3 steps per pass through an inner loop (it may leave early, so it
 // counts although it is marked [[unroll]]).
 constexpr uint32_t kPrefetchSteps = 3;  // PREFETCH of the _p3 variants
-GemmLoops coopmatLoops(uint32_t bn, uint32_t warps, bool emulated, bool packedB, bool prefetch) {
+GemmLoops coopmatLoops(uint32_t bn, uint32_t warps, bool emulated, bool packedB, bool prefetch,
+                       const DeviceInfo::MatrixShape& fragment) {
   const uint64_t fm = 4, fn = bn * 2 / (16 * warps), bChunks = bn * 2 / (32 * warps);
   const uint64_t loadB = packedB ? 0 : bChunks * loopPasses(16);
-  const uint64_t multiply = emulated ? loopPasses(fm, loopPasses(fn)) : 0;
+  // Per 16x16x32 block, subM x subN fragments, subK deep (multiply.glsl).
+  const uint64_t subM = 16 / fragment.m, subN = 16 / fragment.n, subK = 32 / fragment.k;
+  const uint64_t multiply = emulated ? subK * loopPasses(fm, loopPasses(subM, loopPasses(fn, loopPasses(subN)))) : 0;
   GemmLoops loops;
   loops.perTile = loadB + (emulated ? loopPasses(fm / 2, loopPasses(fn)) : 0);
   loops.perPass = prefetch ? loopPasses(kPrefetchSteps, multiply) : loadB + multiply;

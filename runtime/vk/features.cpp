@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/plan.hpp"
 #include "khr_cooperative_matrix.hpp"
 #include "setup.hpp"
 
@@ -215,12 +216,9 @@ void readInfo(Device::Impl& d) {
   i.cooperativeMatrixKHR = has.cooperativeMatrixKHR && f.cooperativeMatrixKHR.cooperativeMatrix;
   if (i.cooperativeMatrixKHR)
     i.cooperativeMatrixKHRInt8Shapes = int8CooperativeMatrixShapesKHR(d.instance, d.physicalDevice);
-  // The KHR kernel is the NV one translated: its fragments are 16x32 A,
-  // 32x16 B and 16x16 accumulators.
-  i.cooperativeMatrixKHRInt8 =
-      i.cooperativeMatrixKHR && i.shaderInt8 && i.vulkanMemoryModel &&
-      std::any_of(i.cooperativeMatrixKHRInt8Shapes.begin(), i.cooperativeMatrixKHRInt8Shapes.end(),
-                  [](const DeviceInfo::MatrixShape& s) { return s.m == 16 && s.n == 16 && s.k == 32; });
+  // The KHR kernels are the NV ones translated, one per fragment shape they take.
+  i.cooperativeMatrixKHRInt8 = i.cooperativeMatrixKHR && i.shaderInt8 && i.vulkanMemoryModel &&
+                               khrFragment(i.cooperativeMatrixKHRInt8Shapes) != nullptr;
 }
 
 void createLogicalDevice(Device::Impl& d) {

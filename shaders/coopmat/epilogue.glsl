@@ -68,7 +68,12 @@ void storeOutput() {
         barrier();
       else
         WARP_BARRIER();
-      [[unroll]] for (uint h = 0; h < 2; ++h) STORE_ACC(acc[(2 * ip + h) * FN + j], scratch + 4 * h, SCRATCH_COLUMN4);
+      // Each fragment at its rows (FRAG_M / 4 uvec4 of a column) and columns.
+      [[unroll]] for (uint h = 0; h < 2; ++h)
+        [[unroll]] for (uint si = 0; si < SUB_M; ++si)
+          [[unroll]] for (uint sj = 0; sj < SUB_N; ++sj)
+            STORE_ACC(acc[accIndex(2 * ip + h, j, si, sj)],
+                      scratch + 4 * h + si * (FRAG_M / 4) + sj * FRAG_N * SCRATCH_COLUMN4, SCRATCH_COLUMN4);
       WARP_BARRIER();
       const uint column0 = (warpN * FN + j) * 16;
       if (quadStores) {

@@ -2,10 +2,31 @@
 // cooperative matrices (COOPMAT_NV) or emulated in plain GLSL
 // (COOPMAT_EMULATED, to test the rest of the kernel on any device), and the
 // byte sums of staged words.
+//
+// The staging and the epilogue see 16x16-output, 32-deep blocks; each is
+// built from the device's FRAG_M x FRAG_N x FRAG_K fragments (multiply.glsl):
+// 16x16x32 (NVIDIA, the default), 16x8x32, 16x16x16 (AMD) or 8x16x32
+// (Intel), whatever the device lists.
+#ifndef FRAG_M
+#define FRAG_M 16
+#define FRAG_N 16
+#define FRAG_K 32
+#endif
+const uint SUB_M = 16 / FRAG_M, SUB_N = 16 / FRAG_N, SUB_K = 32 / FRAG_K;  // fragments per block
+const uint SUBS = SUB_M * SUB_N;  // accumulators per block
 #if COOPMAT_NV
-#define A_T icoopmatNV<8, gl_ScopeSubgroup, 16, 32>
-#define B_T icoopmatNV<8, gl_ScopeSubgroup, 32, 16>
-#define ACC_T icoopmatNV<32, gl_ScopeSubgroup, 16, 16>
+// A 16x16x16 A and B would be one NV type, which the KHR translation cannot
+// give two Uses (tools/spirv_nv_to_khr): B's rows are then a specialization
+// constant (id 11, which the host never sets), a type of its own.
+#if FRAG_M == FRAG_K && FRAG_N == FRAG_K
+layout(constant_id = 11) const uint FRAG_K_OF_B = FRAG_K;
+#define B_ROWS FRAG_K_OF_B
+#else
+#define B_ROWS FRAG_K
+#endif
+#define A_T icoopmatNV<8, gl_ScopeSubgroup, FRAG_M, FRAG_K>
+#define B_T icoopmatNV<8, gl_ScopeSubgroup, B_ROWS, FRAG_N>
+#define ACC_T icoopmatNV<32, gl_ScopeSubgroup, FRAG_M, FRAG_N>
 #define ACC_ZERO ACC_T(0)
 #define LOAD_A(f, element, stride) coopMatLoadNV(f, tiles, element, stride, false)
 #define LOAD_B(f, element, stride) coopMatLoadNV(f, tiles, element, stride, true)
@@ -19,17 +40,19 @@ void setLiveFragments() {}
 #elif COOPMAT_EMULATED
 // A or B "fragment": where it lies in `tiles` (read only before the next
 // barrier, as the real fragments are). An accumulator: lane l of a 32-lane
-// warp holds elements 8l .. 8l+7 of the 16x16 matrix, row-major.
+// warp holds elements ACC_E * l .. ACC_E * l + ACC_E - 1 of the FRAG_M x
+// FRAG_N matrix, row-major (ACC_E divides FRAG_N: one row per lane).
 struct Fragment {
   uint element, stride;  // in uvec4, as coopMatLoad takes them
 };
+const uint ACC_E = FRAG_M * FRAG_N / 32;
 struct Accumulator {
-  int v[8];
+  int v[ACC_E];
 };
 #define A_T Fragment
 #define B_T Fragment
 #define ACC_T Accumulator
-#define ACC_ZERO Accumulator(int[8](0, 0, 0, 0, 0, 0, 0, 0))
+#define ACC_ZERO zeroAccumulator()
 #define LOAD_A(f, e, s) f = Fragment(e, s)
 #define LOAD_B(f, e, s) f = Fragment(e, s)
 #define MMA(a, b, c) emulatedMulAdd(a, b, c)
@@ -41,6 +64,11 @@ struct Accumulator {
 #define FRAGMENTS_N liveFragmentsN
 // An emulated warp's 32 invocations can span several subgroups (lavapipe: 8 lanes).
 #define WARP_BARRIER() barrier()
+Accumulator zeroAccumulator() {
+  Accumulator c;
+  [[unroll]] for (uint e = 0; e < ACC_E; ++e) c.v[e] = 0;
+  return c;
+}
 // The sum of the products of the 4 signed bytes of x and y.
 int signedDot4(uint x, uint y) {
   int sum = 0;
@@ -48,25 +76,28 @@ int signedDot4(uint x, uint y) {
     sum += bitfieldExtract(int(x), int(8 * i), 8) * bitfieldExtract(int(y), int(8 * i), 8);
   return sum;
 }
-// Lane l's elements 8l .. 8l+7 are one row of A times 8 columns of B: its
-// row's 32 bytes are read once. The loops are unrolled (no loop passes).
+// Lane l's elements are one row of A times ACC_E columns of B: its row's
+// FRAG_K bytes are read once. The loops are unrolled (no loop passes).
 Accumulator emulatedMulAdd(Fragment a, Fragment b, Accumulator c) {
-  const uint lane = gl_LocalInvocationID.x % 32;
-  const uint rowAt = a.element + (lane / 2) * a.stride;  // A row-major (rows of k), B column-major (columns of k)
-  const uvec4 row0 = tiles[rowAt], row1 = tiles[rowAt + 1];
-  [[unroll]] for (uint e = 0; e < 8; ++e) {
-    const uint columnAt = b.element + (8 * (lane % 2) + e) * b.stride;
-    const uvec4 column0 = tiles[columnAt], column1 = tiles[columnAt + 1];
+  const uint lane = gl_LocalInvocationID.x % 32, first = ACC_E * lane;
+  const uint rowAt = a.element + (first / FRAG_N) * a.stride;  // A row-major (rows of k), B column-major (columns of k)
+  uvec4 row[FRAG_K / 16];
+  [[unroll]] for (uint q = 0; q < FRAG_K / 16; ++q) row[q] = tiles[rowAt + q];
+  [[unroll]] for (uint e = 0; e < ACC_E; ++e) {
+    const uint columnAt = b.element + (first % FRAG_N + e) * b.stride;
     int sum = 0;
-    [[unroll]] for (uint w = 0; w < 4; ++w) sum += signedDot4(row0[w], column0[w]) + signedDot4(row1[w], column1[w]);
+    [[unroll]] for (uint q = 0; q < FRAG_K / 16; ++q) {
+      const uvec4 column = tiles[columnAt + q];
+      [[unroll]] for (uint w = 0; w < 4; ++w) sum += signedDot4(row[q][w], column[w]);
+    }
     c.v[e] += sum;
   }
   return c;
 }
 void emulatedStore(Accumulator c, uint element, uint stride) {  // column-major int32
   const uint lane = gl_LocalInvocationID.x % 32;
-  [[unroll]] for (uint e = 0; e < 8; ++e) {
-    const uint row = (8 * lane + e) / 16, column = (8 * lane + e) % 16;
+  [[unroll]] for (uint e = 0; e < ACC_E; ++e) {
+    const uint row = (ACC_E * lane + e) / FRAG_N, column = (ACC_E * lane + e) % FRAG_N;
     const uint word = 4 * (element + column * stride) + row;
     tiles[word / 4][word % 4] = uint(c.v[e]);
   }

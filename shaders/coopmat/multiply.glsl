@@ -1,18 +1,35 @@
 // convolution_integer_coopmat.comp: the multiplies, and the loop over K
 // steps that interleaves them with the staging of the next step.
 
-ACC_T acc[FM * FN];  // the warp's FM x FN fragments of the tile
+// The warp's FM x FN blocks of the tile, SUBS device fragments each: block
+// (i, j)'s fragment (si, sj) covers rows 16i + FRAG_M si, columns 16j +
+// FRAG_N sj of the warp's part.
+ACC_T acc[FM * FN * SUBS];
+uint accIndex(uint i, uint j, uint si, uint sj) { return ((i * FN + j) * SUB_M + si) * SUB_N + sj; }
 
-// The multiplies of the K step in the buffer at `base`: the FN B fragments
-// held, one A fragment at a time (FN + 1 operand fragments in registers
-// rather than FM + 1).
+// The multiplies of the K step in the buffer at `base`, one fragment depth
+// (FRAG_K bytes, FRAG_K / 16 uvec4 along the rows) at a time: the FN x SUB_N
+// B fragments held, one A fragment at a time (FN * SUB_N + 1 operand
+// fragments in registers rather than FM * SUB_M + 1).
 void multiply(uint base) {
-  B_T b[FN];
-  [[unroll]] for (uint j = 0; j < FN; ++j) LOAD_B(b[j], base + (BM + (warpN * FN + j) * 16) * ROW4, ROW4);
-  FRAGMENT_LOOP for (uint i = 0; i < FRAGMENTS_M; ++i) {
-    A_T a;
-    LOAD_A(a, base + (warpM * FM + i) * 16 * ROW4, ROW4);
-    FRAGMENT_LOOP for (uint j = 0; j < FRAGMENTS_N; ++j) acc[i * FN + j] = MMA(a, b[j], acc[i * FN + j]);
+  [[unroll]] for (uint kk = 0; kk < SUB_K; ++kk) {
+    const uint at = base + kk * (FRAG_K / 16);
+    B_T b[FN * SUB_N];
+    [[unroll]] for (uint j = 0; j < FN; ++j)
+      [[unroll]] for (uint sj = 0; sj < SUB_N; ++sj)
+        LOAD_B(b[j * SUB_N + sj], at + (BM + (warpN * FN + j) * 16 + sj * FRAG_N) * ROW4, ROW4);
+    FRAGMENT_LOOP for (uint i = 0; i < FRAGMENTS_M; ++i) {
+      FRAGMENT_LOOP for (uint si = 0; si < SUB_M; ++si) {
+        A_T a;
+        LOAD_A(a, at + ((warpM * FM + i) * 16 + si * FRAG_M) * ROW4, ROW4);
+        FRAGMENT_LOOP for (uint j = 0; j < FRAGMENTS_N; ++j) {
+          FRAGMENT_LOOP for (uint sj = 0; sj < SUB_N; ++sj) {
+            const uint f = accIndex(i, j, si, sj);
+            acc[f] = MMA(a, b[j * SUB_N + sj], acc[f]);
+          }
+        }
+      }
+    }
   }
 }
 
@@ -20,7 +37,7 @@ void multiply(uint base) {
 // multiply one buffer, the next step is loaded into registers and then
 // stored into the other, one barrier per step.
 void multiplyTile() {
-  [[unroll]] for (uint f = 0; f < FM * FN; ++f) acc[f] = ACC_ZERO;
+  [[unroll]] for (uint f = 0; f < FM * FN * SUBS; ++f) acc[f] = ACC_ZERO;
 #if PACKED && PREFETCH > 1
   [[unroll]] for (uint slot = 0; slot < PREFETCH; ++slot) loadSlot(slot, slot);
   takeSlot(0);

@@ -64,7 +64,7 @@ void printDeviceFeatures(const vkdml::DeviceInfo& info, std::ostream& out) {
     shapes +=
         (shapes.empty() ? "" : ", ") + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
   line("int8 KHR cooperative-matrix shapes (MxNxK)", shapes.empty() ? "none" : shapes);
-  line("int8 16x16x32 KHR cooperative matrices", yes(info.cooperativeMatrixKHRInt8));
+  line("int8 KHR cooperative matrices of a shape the kernel takes", yes(info.cooperativeMatrixKHRInt8));
   line("validation layers", yes(info.validationEnabled));
 }
 
