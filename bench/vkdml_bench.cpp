@@ -64,11 +64,13 @@ struct Options {
   bool memoryInfo = false;
   bool compileTimes = false;
   bool ownedWeights = false;
+  vkdml::DeviceInfo::MatrixShape matrixShape{0, 0, 0};  // --matrix-shape: CompileOptions::matrixShape
 };
 
 const char* const kUsage =
     "usage: %s [--large] [--reps N] [--warmup N] [--warm-ms MS] [--filter TEXT] [--exclude TEXT] [--path PATH]\n"
     "       [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info] [--owned-weights]\n"
+    "       [--matrix-shape MxNxK]  (the cooperative-matrix fragment, CompileOptions::matrixShape)\n"
     "       [--compile-times]  (the selected convolutions' compileOperator times, cold and with a pipeline cache "
     "blob)\n";
 
@@ -342,7 +344,14 @@ int main(int argc, char** argv) {
       options.filter = next();
     else if (a == "--path")
       options.path = next();
-    else if (a == "--exclude")
+    else if (a == "--matrix-shape") {
+      const std::string shape = next();
+      if (std::sscanf(shape.c_str(), "%ux%ux%u", &options.matrixShape.m, &options.matrixShape.n,
+                      &options.matrixShape.k) != 3) {
+        std::fprintf(stderr, "--matrix-shape takes MxNxK, not %s\n", shape.c_str());
+        return 2;
+      }
+    } else if (a == "--exclude")
       options.exclude = next();
     else if (a == "--json")
       options.json = next();
@@ -524,7 +533,10 @@ int main(int argc, char** argv) {
             ("," + options.path + ",").find(std::string(",") + vkdml::toString(path) + ",") == std::string::npos)
           continue;
         try {
-          runCase(*c, {path}, vkdml::toString(path));
+          vkdml::CompileOptions compileOptions;
+          compileOptions.convolutionPath = path;
+          compileOptions.matrixShape = options.matrixShape;
+          runCase(*c, compileOptions, vkdml::toString(path));
         } catch (const vkdml::Error& e) {
           if (e.code() == vkdml::ErrorCode::Unsupported) continue;
           // The other cases still run and the JSON is still written: one
