@@ -392,9 +392,9 @@ int main(int argc, char** argv) {
     const auto& info = device->info();
     if (info.timestampPeriodNs == 0) throw std::runtime_error(info.name + " has no timestamp queries");
     if (options.warmMs < 0) options.warmMs = info.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 1000;
-    std::printf("device: %s (%s sizes, median of %d runs after %d warm-up; %d ms busy after a pause%s)\n",
-                info.name.c_str(), options.large ? "large" : "default", options.reps, options.warmup, options.warmMs,
-                options.ownedWeights ? "; weights owned by DML" : "");
+    std::printf("device: %s, %s (%s sizes, median of %d runs after %d warm-up; %d ms busy after a pause%s)\n",
+                info.name.c_str(), info.driver.c_str(), options.large ? "large" : "default", options.reps,
+                options.warmup, options.warmMs, options.ownedWeights ? "; weights owned by DML" : "");
     if (options.memoryInfo) bench::printMemoryInfo(*device);
     std::vector<vkdml::Buffer> keptByChurn;
     if (options.churnGib > 0) keptByChurn = bench::churn(*device, options.churnGib);

@@ -149,7 +149,13 @@ void readInfo(Device::Impl& d) {
     *tail = &dot;
     tail = &dot.pNext;
   }
-  if (has.maintenance4) *tail = &maintenance4;
+  if (has.maintenance4) {
+    *tail = &maintenance4;
+    tail = &maintenance4.pNext;
+  }
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  const bool hasDriver = properties.properties.apiVersion >= VK_API_VERSION_1_2;
+  if (hasDriver) *tail = &driver;
   vkGetPhysicalDeviceProperties2(d.physicalDevice, &properties);
   d.properties = properties.properties;
   const VkPhysicalDeviceLimits& limits = properties.properties.limits;
@@ -168,6 +174,11 @@ void readInfo(Device::Impl& d) {
   i.vendorId = properties.properties.vendorID;
   i.apiVersion = properties.properties.apiVersion;
   i.type = properties.properties.deviceType;
+  if (hasDriver) {
+    i.driverId = driver.driverID;
+    i.driverVersion = properties.properties.driverVersion;
+    i.driver = std::string(driver.driverName) + " " + driver.driverInfo;
+  }
   i.subgroupSize = subgroup.subgroupSize;
   i.subgroupShuffleRelative = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                               (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT);
