@@ -93,7 +93,7 @@ mesa25_fetch() {
   mkdir -p "$MESA25/lists/partial" "$MESA25/cache" "$MESA25/debs"
   echo "deb http://deb.debian.org/debian bookworm-backports main" >"$MESA25/sources.list"
   fail() { echo "mesa25: $1 (bookworm-backports, deb.debian.org)" >&2; rm -rf "$MESA25"; return 1; }
-  apt-get $apt -q update || { fail "apt-get update failed"; return 1; }
+  apt-get $apt -q --error-on=any update || { fail "apt-get update failed"; return 1; }
   (cd "$MESA25/debs" && apt-get $apt -q download mesa-vulkan-drivers/bookworm-backports) ||
     { fail "downloading mesa-vulkan-drivers failed"; return 1; }
   # "name (>= version)" entries; alternatives ("a | b") are the old package's
