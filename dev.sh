@@ -6,6 +6,8 @@
 #   ./dev.sh asan               the test suite under AddressSanitizer + UBSan
 #   ./dev.sh tsan               the thread tests under ThreadSanitizer
 #   ./dev.sh subgroups          the whole test suite on lavapipe with subgroups of 1, 4, 16 and 64 lanes
+#   ./dev.sh mesa25 [CMD...]    the whole test suite (or CMD) on Mesa 25's lavapipe, unpacked from
+#                               bookworm-backports into build/mesa25 beside the system's Mesa
 #   ./dev.sh fuzz [seconds]     the descriptor fuzzer on a copy of fuzz/corpus (default 3600 s),
 #                               then the model fuzzer (vkdml-dispatch's reader) a third as long
 #   ./dev.sh fuzz FILE...       run those inputs once through the descriptor fuzzer
@@ -77,6 +79,52 @@ fuzz() {
   run_fuzzer "$MODEL_FUZZER" $((seconds / 3 + 1)) model tests/models/*.json fuzz/model-regressions/*
 }
 
+# Mesa 25's lavapipe beside the system's: bookworm-backports' mesa-vulkan-drivers
+# (built on bookworm's LLVM 15), and each dependency whose installed version is
+# older than it asks for, fetched by apt from a sources list of its own (the
+# system's apt configuration and packages untouched) and unpacked, never
+# installed, into build/mesa25/root; an ICD file names its driver by path.
+MESA25=$PWD/build/mesa25
+mesa25_fetch() {
+  [ -f "$MESA25/lvp_icd.json" ] && return
+  local apt="-oAPT::Architecture=amd64 -oDir::State::Lists=$MESA25/lists -oDir::Cache=$MESA25/cache
+             -oDir::Etc::SourceList=$MESA25/sources.list -oDir::Etc::SourceParts=/nonexistent"
+  rm -rf "$MESA25"
+  mkdir -p "$MESA25/lists/partial" "$MESA25/cache" "$MESA25/debs"
+  echo "deb http://deb.debian.org/debian bookworm-backports main" >"$MESA25/sources.list"
+  fail() { echo "mesa25: $1 (bookworm-backports, deb.debian.org)" >&2; rm -rf "$MESA25"; return 1; }
+  apt-get $apt -q --error-on=any update || { fail "apt-get update failed"; return 1; }
+  (cd "$MESA25/debs" && apt-get $apt -q download mesa-vulkan-drivers/bookworm-backports) ||
+    { fail "downloading mesa-vulkan-drivers failed"; return 1; }
+  # "name (>= version)" entries; alternatives ("a | b") are the old package's
+  # python3, which this one does not ask for.
+  local wanted="" entry name op version installed
+  while IFS= read -r entry; do
+    [[ $entry == *"|"* ]] && continue
+    name=${entry%% *} op="" version=""
+    if [[ $entry =~ \((.+)\ (.+)\) ]]; then op=${BASH_REMATCH[1]} version=${BASH_REMATCH[2]}; fi
+    installed=$(dpkg-query -W -f='${Version}' "$name" 2>/dev/null || true)
+    if [ -z "$installed" ] || { [ -n "$op" ] && ! dpkg --compare-versions "$installed" "$op" "$version"; }; then
+      wanted="$wanted $name/bookworm-backports"
+    fi
+  done < <(dpkg-deb -f "$MESA25"/debs/mesa-vulkan-drivers_*.deb Depends | tr ',' '\n' | sed 's/^ *//')
+  if [ -n "$wanted" ]; then
+    echo "mesa25: dependencies newer than the installed ones:$wanted"
+    (cd "$MESA25/debs" && apt-get $apt -q download $wanted) || { fail "downloading$wanted failed"; return 1; }
+  fi
+  for deb in "$MESA25"/debs/*.deb; do dpkg-deb -x "$deb" "$MESA25/root"; done
+  local lib=$MESA25/root/usr/lib/x86_64-linux-gnu/libvulkan_lvp.so
+  [ -f "$lib" ] || { fail "no libvulkan_lvp.so in the package"; return 1; }
+  dpkg-deb -f "$MESA25"/debs/mesa-vulkan-drivers_*.deb Version >"$MESA25/version"
+  sed "s|\"libvulkan_lvp.so\"|\"$lib\"|" "$MESA25/root/usr/share/vulkan/icd.d/lvp_icd.json" >"$MESA25/lvp_icd.json"
+}
+# Runs "$@" with Mesa 25's lavapipe as the only Vulkan driver; the unpacked
+# libraries (libdrm) first on the library path.
+mesa25_env() {
+  VK_DRIVER_FILES=$MESA25/lvp_icd.json VK_ICD_FILENAMES=$MESA25/lvp_icd.json \
+    LD_LIBRARY_PATH=$MESA25/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$@"
+}
+
 command=${1:-test}
 shift || true
 case "$command" in
@@ -99,6 +147,14 @@ case "$command" in
       echo "== LP_NATIVE_VECTOR_WIDTH=$width: subgroups of $((width / 32)) lanes"
       LP_NATIVE_VECTOR_WIDTH=$width ctest --preset all
     done ;;
+  mesa25)
+    mesa25_fetch
+    build
+    # The device the tests take is the unpacked driver, not the system's.
+    line=$(mesa25_env build/bench/vkdml_bench --filter "latency: flip, 4 KiB" --reps 1 --warmup 0 | grep '^device:')
+    echo "mesa25: $line"
+    [[ $line == *"Mesa $(cat "$MESA25/version")"* ]] || { echo "mesa25: not Mesa $(cat "$MESA25/version")" >&2; exit 1; }
+    if [ $# -gt 0 ]; then mesa25_env "$@"; else mesa25_env ctest --preset all; fi ;;
   tsan)
     cmake --preset tsan >/dev/null
     cmake --build --preset tsan -j "$JOBS"
@@ -111,5 +167,5 @@ case "$command" in
     fuzz_env "$FUZZER" --write-seeds fuzz/corpus ;;
   install) build; cmake --install build ${1:+--prefix "$1"} ;;
   clean) rm -rf build build-asan build-tsan build-fuzz ;;
-  *) sed -n '2,13p' "$0"; exit 2 ;;
+  *) sed -n '2,15p' "$0"; exit 2 ;;
 esac

@@ -6,7 +6,7 @@
 //
 //   vkdml_bench [--large] [--reps N] [--warmup N] [--warm-ms MS] [--filter TEXT] [--exclude TEXT]
 //               [--path PATH] [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]
-//               [--owned-weights]
+//               [--owned-weights] [--execute]
 //
 // --filter TEXT selects the cases whose "op name" holds TEXT, or one of
 // its '|'-separated alternatives. --path takes a comma-separated list of
@@ -21,7 +21,10 @@
 // takes its first work at them (bench/results/idle_clocks.md).
 // --owned-weights flags each convolution's filter DML_TENSOR_FLAG_OWNED_BY_DML,
 // as an inference runtime does with a model's constant weights, and runs the
-// initializer once before the timed executions.
+// initializer once before the timed executions. --execute times
+// Device::execute on the host (a submission and its wait each): record(),
+// which the other timings bracket with timestamps, takes the kernel plan,
+// never a CPU device's transfer commands.
 #include <volk.h>
 
 #include <vkdml/vkdml.hpp>
@@ -65,12 +68,30 @@ struct Options {
   bool compileTimes = false;
   bool ownedWeights = false;
   vkdml::DeviceInfo::MatrixShape matrixShape{0, 0, 0};  // --matrix-shape: CompileOptions::matrixShape
+  bool execute = false;
 };
+
+// Device::execute timed on the host, one submission and its wait each: the
+// plan with transfer commands (a CPU device's data movement), which record()
+// never takes.
+double executeMedian(vkdml::Device& device, const vkdml::CompiledOperator& compiled, const vkdml::BindingTable& table,
+                     int warmup, int reps) {
+  for (int i = 0; i < warmup; ++i) device.execute(compiled, table);
+  std::vector<double> ns;
+  for (int i = 0; i < reps; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    device.execute(compiled, table);
+    ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(ns.begin(), ns.end());
+  return ns[ns.size() / 2];
+}
 
 const char* const kUsage =
     "usage: %s [--large] [--reps N] [--warmup N] [--warm-ms MS] [--filter TEXT] [--exclude TEXT] [--path PATH]\n"
     "       [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info] [--owned-weights]\n"
     "       [--matrix-shape MxNxK]  (the cooperative-matrix fragment, CompileOptions::matrixShape)\n"
+    "       [--execute]  (times Device::execute on the host, the plan with transfer commands, not record())\n"
     "       [--compile-times]  (the selected convolutions' compileOperator times, cold and with a pipeline cache "
     "blob)\n";
 
@@ -371,6 +392,8 @@ int main(int argc, char** argv) {
       options.memoryInfo = true;
     else if (a == "--compile-times")
       options.compileTimes = true;
+    else if (a == "--execute")
+      options.execute = true;
     else {
       std::fprintf(a == "--help" ? stdout : stderr, kUsage, argv[0]);
       return a == "--help" ? 0 : 2;
@@ -401,9 +424,9 @@ int main(int argc, char** argv) {
     const auto& info = device->info();
     if (info.timestampPeriodNs == 0) throw std::runtime_error(info.name + " has no timestamp queries");
     if (options.warmMs < 0) options.warmMs = info.type == VK_PHYSICAL_DEVICE_TYPE_CPU ? 0 : 1000;
-    std::printf("device: %s (%s sizes, median of %d runs after %d warm-up; %d ms busy after a pause%s)\n",
-                info.name.c_str(), options.large ? "large" : "default", options.reps, options.warmup, options.warmMs,
-                options.ownedWeights ? "; weights owned by DML" : "");
+    std::printf("device: %s, %s (%s sizes, median of %d runs after %d warm-up; %d ms busy after a pause%s)\n",
+                info.name.c_str(), info.driver.c_str(), options.large ? "large" : "default", options.reps,
+                options.warmup, options.warmMs, options.ownedWeights ? "; weights owned by DML" : "");
     if (options.memoryInfo) bench::printMemoryInfo(*device);
     std::vector<vkdml::Buffer> keptByChurn;
     if (options.churnGib > 0) keptByChurn = bench::churn(*device, options.churnGib);
@@ -458,7 +481,9 @@ int main(int argc, char** argv) {
         for (const std::string& k : compiled.kernelNames()) r.kernels += (r.kernels.empty() ? "" : "+") + k;
       r.bytes = static_cast<double>(c.bytesMoved);
       r.operations = c.operations;
-      r.ns = timer.median([&](VkCommandBuffer cmd) { compiled.record(cmd, table); }, options.warmup, options.reps);
+      r.ns = options.execute ? executeMedian(*device, compiled, table, options.warmup, options.reps)
+                             : timer.median([&](VkCommandBuffer cmd) { compiled.record(cmd, table); }, options.warmup,
+                                            options.reps);
       if (c.bytesMoved) {
         // The limit: the faster of vkCmdCopyBuffer and a compute-shader copy
         // that read and write as many bytes.

@@ -45,7 +45,8 @@ std::shared_ptr<vkdml::Device> sharedDevice() {
     static bool told = false;
     if (!told) {
       told = true;
-      std::fprintf(stderr, "test device: %s (validation %s)\n", slot->info().name.c_str(),
+      std::fprintf(stderr, "test device: %s, %s (validation %s)\n", slot->info().name.c_str(),
+                   slot->info().driver.c_str(),
                    slot->info().validationEnabled ? "on" : "OFF: layers not installed or VKDML_VALIDATION=0");
     }
   }

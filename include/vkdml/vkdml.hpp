@@ -100,6 +100,13 @@ struct DeviceInfo {
   uint32_t vendorId = 0;
   uint32_t apiVersion = 0;
   VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
+  // VkPhysicalDeviceDriverProperties (Vulkan 1.2; unknown, 0 and empty below
+  // it): the CPU plans differ by driver. Mesa's driverVersion is
+  // VK_MAKE_VERSION(major, minor, patch); driver is driverName and driverInfo
+  // ("llvmpipe Mesa 25.0.7 (LLVM 15.0.6)").
+  VkDriverId driverId = VkDriverId(0);
+  uint32_t driverVersion = 0;
+  std::string driver;
   uint32_t subgroupSize = 0;
   // The subgroup sizes a compute pipeline may require (VK_EXT_subgroup_size_control,
   // core in Vulkan 1.3: AMD's RDNA runs 32 or 64 lanes); both subgroupSize

@@ -161,7 +161,13 @@ void readInfo(Device::Impl& d) {
     *tail = &sizeControl;
     tail = &sizeControl.pNext;
   }
-  if (has.maintenance4) *tail = &maintenance4;
+  if (has.maintenance4) {
+    *tail = &maintenance4;
+    tail = &maintenance4.pNext;
+  }
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  const bool hasDriver = properties.properties.apiVersion >= VK_API_VERSION_1_2;
+  if (hasDriver) *tail = &driver;
   vkGetPhysicalDeviceProperties2(d.physicalDevice, &properties);
   d.properties = properties.properties;
   const VkPhysicalDeviceLimits& limits = properties.properties.limits;
@@ -180,6 +186,11 @@ void readInfo(Device::Impl& d) {
   i.vendorId = properties.properties.vendorID;
   i.apiVersion = properties.properties.apiVersion;
   i.type = properties.properties.deviceType;
+  if (hasDriver) {
+    i.driverId = driver.driverID;
+    i.driverVersion = properties.properties.driverVersion;
+    i.driver = std::string(driver.driverName) + " " + driver.driverInfo;
+  }
   i.subgroupSize = subgroup.subgroupSize;
   // A required size needs the feature, compute among the stages that take
   // one, and full subgroups (the kernels' warps are whole subgroups).

@@ -40,6 +40,7 @@ void printDeviceFeatures(const vkdml::DeviceInfo& info, std::ostream& out) {
                      std::to_string(VK_API_VERSION_MINOR(info.apiVersion)) + "." +
                      std::to_string(VK_API_VERSION_PATCH(info.apiVersion)));
   line("vendor id", info.vendorId);
+  line("driver", info.driver.empty() ? "not reported" : info.driver);
   line("subgroup size", info.subgroupSize);
   line("relative subgroup shuffles", yes(info.subgroupShuffleRelative));
   line("shared memory per workgroup", std::to_string(info.maxComputeSharedMemorySize) + " bytes");
