@@ -253,10 +253,14 @@ std::string convolutionPathUnsupported() {
 }
 
 namespace {
-// With $VKDML_CONVOLUTION_PATH set, a convolution must have taken that path:
-// otherwise the ctest entries that force a path would test another one.
+// A convolution must have taken the path forced on it: the test's
+// compileOptions() where they name one (they take precedence), else
+// $VKDML_CONVOLUTION_PATH (otherwise the ctest entries that force a path
+// would test another one).
 void checkConvolutionPath(const vkdml::Operator& op, const vkdml::CompiledOperator& compiled) {
-  const char* path = std::getenv("VKDML_CONVOLUTION_PATH");
+  const vkdml::ConvolutionPath option = compileOptions().convolutionPath;
+  const char* path =
+      option != vkdml::ConvolutionPath::Auto ? vkdml::toString(option) : std::getenv("VKDML_CONVOLUTION_PATH");
   if (!path || op.type() != DML_OPERATOR_CONVOLUTION_INTEGER) return;
   // The GEMM is the last dispatch: packed operands come first, a K split
   // across the grid of the cooperative-matrix kernel after a fill of zeros
