@@ -29,7 +29,8 @@
 // Defines: INPUT_SIGNED, FILTER_SIGNED (0: UINT8, 1: INT8), INDEX_BITS (32 or
 // 64: element offsets and spatial coordinates; 64 only for huge tensors),
 // DOT_PRODUCT (1: the inner loop multiplies packed words with OpSDot, OpUDot
-// or OpSUDot, SPV_KHR_integer_dot_product, instead of unpacking them).
+// or OpSUDot, SPV_KHR_integer_dot_product, instead of unpacking them: the
+// dot path's kernel for GEMMs too narrow for convolution_integer_dot.comp).
 #include "convolution_integer.glsl"
 
 VKDML_SPECIALIZATION(ConvolutionIntegerConstants, VKDML_CONVOLUTION_INTEGER_CONSTANTS)
@@ -43,36 +44,12 @@ shared uvec4 tileA[BM * ROW4];  // row m: k = 16*q + 4*word + byte
 shared uvec4 tileB[BN * ROW4];  // row n: likewise
 shared int sums[BM + BN];       // sum over k of each A row, then of each B row
 
-// One byte of a packed word as the operand's integer value.
-int byteOf(uint word, uint i, bool signed_) {
-  return signed_ ? bitfieldExtract(int(word), int(8 * i), 8) : int(bitfieldExtract(word, int(8 * i), 8));
-}
 ivec4 unpack(uint word, bool signed_) {
   return ivec4(byteOf(word, 0, signed_), byteOf(word, 1, signed_), byteOf(word, 2, signed_), byteOf(word, 3, signed_));
 }
 
 #if DOT_PRODUCT
-// Packed 4x8-bit dot products (format 0: PackedVectorFormat4x8Bit), through
-// GL_EXT_spirv_intrinsics: glslang 12 has no GL_EXT_integer_dot_product.
-spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
-int sdot(uint a, uint b, spirv_literal int format);
-spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4451)
-uint udot(uint a, uint b, spirv_literal int format);
-spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4452)
-int sudot(uint signedA, uint unsignedB, spirv_literal int format);
-
-// The product of 4 k values of the input word x and the filter word w.
-int dotPacked(uint x, uint w) {
-#if INPUT_SIGNED && FILTER_SIGNED
-  return sdot(x, w, 0);
-#elif INPUT_SIGNED
-  return sudot(x, w, 0);
-#elif FILTER_SIGNED
-  return sudot(w, x, 0);
-#else
-  return int(udot(x, w, 0));
-#endif
-}
+#include "packed_dot.glsl"
 #else
 // The product of 4 k values, both unpacked: the scalar path.
 int dot4(ivec4 a, ivec4 b) { return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w; }

@@ -23,6 +23,11 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer OutputAtomic
 
 uint loadByte(uint64_t address) { return uint(ByteRef(address).value); }
 
+// One byte of a packed word as the operand's integer value.
+int byteOf(uint word, uint i, bool signed_) {
+  return signed_ ? bitfieldExtract(int(word), int(8 * i), 8) : int(bitfieldExtract(word, int(8 * i), 8));
+}
+
 // Sum of the four bytes of a word: lanes of 16 bits, then the signed
 // correction (each negative byte read unsigned is 256 too large).
 int byteSum(uint word, bool signed_) {

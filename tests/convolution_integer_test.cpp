@@ -120,6 +120,26 @@ TEST_CASE("convolution_integer: groups, depthwise, batches up to 4") {
               rng);
 }
 
+// The dot-product kernel's column tiles (16 to 128 wide, rows shrunk for
+// few pixels), each partly filled along m and n, K past whole 16-, 32- and
+// 64-deep steps, groups; narrower GEMMs, which take the portable kernel's
+// structure; K split over dispatches for one row and 20 columns.
+TEST_CASE("convolution_integer: every column tile, partial tiles, K past whole steps") {
+  std::mt19937_64 rng(134);
+  runVariants({case2d({1, 7, 9, 10}, {3, 7, 3, 3}, 1, 1, 1, 1, 1),      // 3 columns, K = 63
+               case2d({2, 37, 6, 7}, {16, 37, 1, 1}, 1, 1, 0, 0, 1),    // 16 wide, K = 37
+               case2d({1, 9, 15, 11}, {17, 9, 3, 3}, 1, 1, 1, 1, 1),    // 32 wide over 165 rows
+               case2d({3, 100, 4, 5}, {33, 100, 3, 3}, 2, 1, 1, 1, 1),  // 64 wide, K = 900
+               case2d({2, 48, 9, 9}, {231, 16, 3, 3}, 1, 1, 1, 1, 3),   // 3 groups of 77: 128 wide
+               case2d({5, 21, 7, 9}, {129, 21, 2, 2}, 1, 2, 1, 0, 1)},  // two column tiles, 3 of rows
+              rng);
+  Case deep = case2d({1, 3, 200, 200}, {20, 3, 200, 200}, 1, 1, 0, 0, 1);  // K = 120000
+  deep.inputZeroPoint = ZeroPoint::PerTensor;
+  deep.filterZeroPoint = ZeroPoint::PerChannel;
+  deep.inputType = I8;
+  runCase(deep, rng);
+}
+
 TEST_CASE("convolution_integer: K over many tiles, C up to 512") {
   std::mt19937_64 rng(121);
   runVariants({case2d({1, 512, 2, 3}, {5, 512, 3, 3}, 1, 1, 1, 1, 1),     // Kg = 4608

@@ -3,6 +3,7 @@
 // and OperatorPlan, the validated, device-independent form of a descriptor.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -139,6 +140,9 @@ struct PlanDefaults {
   ConvolutionPath convolutionPath = ConvolutionPath::Auto;           // $VKDML_CONVOLUTION_PATH
   ConvolutionPacking convolutionPacking = ConvolutionPacking::Auto;  // $VKDML_CONVOLUTION_PACKING
   CopyPath copyPath = CopyPath::Auto;                                // $VKDML_COPY_PATH
+  // The dot-product kernel's tile, BM, BN, BK, TM, TN ($VKDML_DOT_TILE);
+  // BK 0: chosen; BM 0: all chosen.
+  std::array<uint32_t, 5> dotTile{};
 };
 
 // The int8 fragment shapes (M x N x K) the KHR and emulated

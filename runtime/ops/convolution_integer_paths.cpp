@@ -205,6 +205,26 @@ void convolutionDefaultsFromEnvironment(PlanDefaults& defaults) {
       throwInvalid("Device", "VKDML_CONVOLUTION_PATH",
                    concat("must be auto, portable, dot, coopmat, coopmat-emulated or coopmat-khr, not \"", env, "\""));
   }
+  if (const char* env = std::getenv("VKDML_DOT_TILE"); env && *env) {
+    // BMxBNxBKxTMxTN, or BMxBNxTMxTN (BK chosen per shape).
+    std::vector<uint32_t> v;
+    const std::string value = env;
+    size_t at = 0;
+    bool digits = true;
+    while (digits && at <= value.size()) {
+      const size_t end = std::min(value.find('x', at), value.size());
+      digits = end > at && end - at <= 4 && value.find_first_not_of("0123456789", at) >= end;
+      if (digits) v.push_back(static_cast<uint32_t>(std::stoul(value.substr(at, end - at))));
+      at = end + 1;
+    }
+    if (!digits || (v.size() != 4 && v.size() != 5))
+      throwInvalid("Device", "VKDML_DOT_TILE", concat("must be BMxBNxBKxTMxTN or BMxBNxTMxTN, not \"", value, "\""));
+    if (v.size() == 4) v.insert(v.begin() + 2, 0);
+    const TileShape t{v[0], v[1], v[2], v[3], v[4]};
+    const std::string invalid = dotTileInvalid(t);
+    if (!invalid.empty()) throwInvalid("Device", "VKDML_DOT_TILE", concat(invalid, ", not \"", value, "\""));
+    defaults.dotTile = {t.bm, t.bn, t.bk, t.tm, t.tn};
+  }
   if (const char* env = std::getenv("VKDML_CONVOLUTION_PACKING"); env && *env) {
     const std::string value = env;
     if (value == "0")

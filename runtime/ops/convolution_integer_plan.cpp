@@ -1,6 +1,7 @@
 // DML_CONVOLUTION_INTEGER's planner (OPERATORS.md, "DML_CONVOLUTION_INTEGER"): 8-bit
 // convolution with zero points into INT32, run as a tiled implicit GEMM by
 // shaders/convolution_integer.comp (M = N*OH*OW, N = OC/G, K = C/G*KH*KW),
+// through packed dot products by shaders/convolution_integer_dot.comp,
 // or on cooperative matrices by shaders/convolution_integer_coopmat.comp,
 // after shaders/convolution_integer_pack.comp where operands are packed.
 #include <algorithm>
@@ -65,6 +66,19 @@ Constants withGeometry(const ConvParams& p) {
   c.PAD_Y = p.padY;
   c.PAD_X = p.padX;
   c.FLAGS = p.flags;
+  return c;
+}
+
+// The specialization constants of a tiled kernel with the tile `t`.
+template <typename Constants>
+Constants tileConstants(const TileShape& t) {
+  Constants c;
+  c.WORKGROUP_SIZE = t.workgroup();
+  c.BM = t.bm;
+  c.BN = t.bn;
+  c.BK = t.bk;
+  c.TM = t.tm;
+  c.TN = t.tn;
   return c;
 }
 
@@ -382,28 +396,33 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     return dispatches;
   }
 
-  const TileShape t = chooseTiles(p.M, p.groupOutputChannels, p.groupK, device);
+  // The dot-product path's own kernel, register tiles over both operands
+  // staged through shared memory (chooseDotTiles), for all but the
+  // narrowest GEMMs; else convolution_integer.comp.
+  const bool dotKernel = path == ConvolutionPath::DotProduct && p.groupOutputChannels >= kDotMinColumns;
+  const TileShape t = dotKernel ? chooseDotTiles(p.M, p.groupOutputChannels, p.groupK, device, defaults)
+                                : chooseTiles(p.M, p.groupOutputChannels, p.groupK, device);
   p.mTiles = (p.M + t.bm - 1) / t.bm;
   p.nTiles = (p.groupOutputChannels + t.bn - 1) / t.bn;
   p.tiles = p.mTiles * p.nTiles * groups;  // <= output elements / (BM*BN) * ... < 2^32
-
-  d.kernel = convolutionIntegerKernel(input.dataType == DML_TENSOR_DATA_TYPE_INT8,
-                                      filter.dataType == DML_TENSOR_DATA_TYPE_INT8, indexBits,
-                                      path == ConvolutionPath::DotProduct);
-  shader::ConvolutionIntegerConstants constants;
-  constants.WORKGROUP_SIZE = t.workgroup();
-  constants.BM = t.bm;
-  constants.BN = t.bn;
-  constants.BK = t.bk;
-  constants.TM = t.tm;
-  constants.TN = t.tn;
-  constants.ROW = t.rowWords();
+  const bool inputSigned = input.dataType == DML_TENSOR_DATA_TYPE_INT8;
+  const bool filterSigned = filter.dataType == DML_TENSOR_DATA_TYPE_INT8;
   const uint32_t kSteps = (p.groupK + t.bk - 1) / t.bk;
   // The shader loops over any further tiles and, chunk by chunk, over K;
   // SPLIT carries the split's flags alone (the others are read from ConvParams).
-  return chunkDispatches(d, p,
-                         splitGemm(portableLoops(t, path == ConvolutionPath::DotProduct), p.tiles, kSteps, device),
-                         t.bk, constants, &shader::ConvolutionIntegerConstants::SPLIT, false);
+  if (dotKernel) {
+    d.kernel = convolutionIntegerDotKernel(inputSigned, filterSigned, indexBits);
+    using Dot = shader::ConvolutionIntegerDotConstants;
+    return chunkDispatches(d, p, splitGemm(dotLoops(t), p.tiles, kSteps, device), t.bk, tileConstants<Dot>(t),
+                           &Dot::SPLIT, false);
+  }
+  const bool dot = path == ConvolutionPath::DotProduct;
+  d.kernel = convolutionIntegerKernel(inputSigned, filterSigned, indexBits, dot);
+  using Portable = shader::ConvolutionIntegerConstants;
+  Portable constants = tileConstants<Portable>(t);
+  constants.ROW = t.rowWords();
+  return chunkDispatches(d, p, splitGemm(portableLoops(t, dot), p.tiles, kSteps, device), t.bk, constants,
+                         &Portable::SPLIT, false);
 }
 
 }  // namespace detail

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "convolution_integer.hpp"
@@ -33,6 +34,21 @@ struct TileShape {
 // Tiles for this problem on this device (convolution_integer_tiles.cpp).
 TileShape chooseTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& device);
 
+// The dot-product kernel (convolution_integer_dot.comp) takes GEMMs of at
+// least kDotMinColumns columns: narrower ones (depthwise) would leave each
+// invocation a gather per dot product, and run convolution_integer.comp
+// with dot products instead, whose tiles go down to one column.
+constexpr uint32_t kDotMinColumns = 16;
+// Its tile: $VKDML_DOT_TILE where set (defaults.dotTile), else chosen for
+// the shape and the device; BK where the default leaves it 0. Throws
+// Unsupported where the set tile does not fit the device.
+TileShape chooseDotTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& device, const PlanDefaults& defaults);
+// Why a tile is not one the kernel takes (its divisibility rules), or empty.
+std::string dotTileInvalid(const TileShape& t);
+constexpr uint32_t dotSharedBytes(const TileShape& t) {
+  return VKDML_DOT_SHARED_BYTES(t.bm, t.bn, t.bk);
+}
+
 // The loops of a GEMM kernel (see kLoopBudget), mirroring the shader's:
 // passes per pass of its K-step loop (which takes stepsPerPass steps at a
 // time) and per tile besides that loop.
@@ -48,6 +64,7 @@ struct GemmLoops {
 // The loops of convolution_integer.comp and of convolution_integer_coopmat.comp
 // (convolution_integer_tiles.cpp).
 GemmLoops portableLoops(const TileShape& t, bool dot);
+GemmLoops dotLoops(const TileShape& t);
 GemmLoops coopmatLoops(uint32_t bn, uint32_t warps, bool emulated, bool packedB, bool prefetch,
                        const DeviceInfo::MatrixShape& fragment);
 

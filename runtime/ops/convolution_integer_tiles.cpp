@@ -1,6 +1,6 @@
 // DML_CONVOLUTION_INTEGER's tiles and loops (convolution_integer_plan.hpp):
-// the portable kernel's tile shape, the loop models of both GEMM kernels
-// (kLoopBudget), and how a GEMM's K is split: over dispatches where its
+// the portable and dot-product kernels' tile shapes, the loop models of the
+// GEMM kernels (kLoopBudget), and how a GEMM's K is split: over dispatches where its
 // loops would run too long, across the grid where few tiles would leave a
 // GPU idle.
 #include <algorithm>
@@ -50,6 +50,69 @@ TileShape chooseTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& de
   return t;
 }
 
+// The dot-product kernel's tiles: 256 invocations, 8x8 accumulators each
+// over 128 columns, narrower column tiles with more rows below that (down
+// to 16 columns), fewer rows (invocations first) for few
+// output pixels, down to kDotMinWorkgroup invocations (smaller ones would
+// each stage many chunks of B). Depth: the deepest of 16, 32 and 64 that
+// fits shared memory (double-buffered), pads K by at most 1/8 more than 16
+// would, and leaves each invocation at most kDotMaxItems chunks of A and of
+// B to stage per K step (their loads are unrolled: more would take
+// registers and, on lavapipe, long compiles).
+namespace {
+constexpr uint32_t kDotMinWorkgroup = 64;
+constexpr uint32_t kDotMaxItems = 2;
+
+uint32_t dotDepth(TileShape t, uint32_t Kg, uint32_t shared) {
+  auto padded = [&](uint32_t bk) { return (uint64_t(Kg) + bk - 1) / bk * bk; };
+  uint32_t depth = 16;
+  for (uint32_t bk = 32; bk <= 64; bk *= 2) {
+    t.bk = bk;
+    const uint32_t wg = t.workgroup(), kq = bk / 16;
+    const bool fewItems = (t.bm * kq + wg - 1) / wg <= kDotMaxItems && (t.bn * kq + wg - 1) / wg <= kDotMaxItems;
+    if (dotSharedBytes(t) <= shared && padded(bk) * 8 <= padded(16) * 9 && fewItems) depth = bk;
+  }
+  return depth;
+}
+}  // namespace
+
+TileShape chooseDotTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& device, const PlanDefaults& defaults) {
+  const uint32_t shared = device.maxComputeSharedMemorySize ? device.maxComputeSharedMemorySize : 16384;
+  if (defaults.dotTile[0] != 0) {
+    TileShape t{defaults.dotTile[0], defaults.dotTile[1], defaults.dotTile[2], defaults.dotTile[3],
+                defaults.dotTile[4]};
+    if (t.bk == 0) t.bk = dotDepth(t, Kg, shared);
+    if (dotSharedBytes(t) > shared)
+      throwUnsupported(kOp, "VKDML_DOT_TILE",
+                       concat("the tile ", t.bm, "x", t.bn, "x", t.bk, " takes ", dotSharedBytes(t),
+                              " bytes of shared memory; ", device.name, " has ", shared));
+    return t;
+  }
+  struct Shape {
+    uint32_t bn, wn, tn, wm, tm;
+  };
+  static constexpr Shape kShapes[] = {{128, 16, 8, 16, 8}, {64, 16, 4, 16, 8}, {32, 8, 4, 32, 4}, {16, 4, 4, 64, 4}};
+  Shape s = kShapes[3];
+  for (const Shape& x : kShapes)
+    if (Ng > x.bn / 2) {
+      s = x;
+      break;
+    }
+  while (s.wm * s.tm / 2 >= M && s.wm * s.wn >= 2 * kDotMinWorkgroup) s.wm /= 2;
+  TileShape t{s.wm * s.tm, s.bn, 16, s.tm, s.tn};
+  t.bk = dotDepth(t, Kg, shared);  // every shape fits Vulkan's least 16 KiB at BK = 16
+  return t;
+}
+
+std::string dotTileInvalid(const TileShape& t) {
+  if (t.tm == 0 || t.tn == 0 || t.tm % 4 != 0 || t.tn % 4 != 0) return "TM and TN must be multiples of 4";
+  if (t.bm == 0 || t.bn == 0 || t.bm % t.tm != 0 || t.bn % t.tn != 0) return "BM and BN must be multiples of TM and TN";
+  if (t.bk % 16 != 0 || t.bk > 256) return "BK must be 0 (chosen) or a multiple of 16 up to 256";
+  if (t.workgroup() > 1024) return "the workgroup, (BM/TM) * (BN/TN), must be at most 1024";
+  if (t.tm * t.tn > 256) return "TM * TN must be at most 256";
+  return "";
+}
+
 // convolution_integer.comp, per K step: staging A (16 gathered bytes per
 // chunk of k, a loop), staging B (likewise where it gathers), the zero-point
 // sums and the multiplies (the portable path's loop over the 4 words of a
@@ -63,6 +126,17 @@ GemmLoops portableLoops(const TileShape& t, bool dot) {
   loops.perPass = loopPasses(ceil(kq, wg / t.bm), loopPasses(16)) +
                   loopPasses(ceil(t.bn * kq, wg), loopPasses(16) + loopPasses(4)) +
                   loopPasses(ceil(t.bm + t.bn, wg), 2 * loopPasses(kq)) + loopPasses(kq, dot ? 0 : loopPasses(4));
+  return loops;
+}
+
+// convolution_integer_dot.comp: per K step its loop over chunks of 16 k,
+// and with each load of B (one per step, one more per tile) the byte loops
+// of its gathered chunks; all other loops are unrolled.
+GemmLoops dotLoops(const TileShape& t) {
+  const uint64_t wg = t.workgroup(), kq = t.bk / 16, bItems = (t.bn * kq + wg - 1) / wg;
+  GemmLoops loops;
+  loops.perTile = bItems * loopPasses(16);
+  loops.perPass = loopPasses(kq) + bItems * loopPasses(16);
   return loops;
 }
 

@@ -1,5 +1,6 @@
 // DML_CONVOLUTION_INTEGER's kernels (convolution_integer.comp,
-// convolution_integer_coopmat.comp, convolution_integer_pack.comp) and
+// convolution_integer_dot.comp, convolution_integer_coopmat.comp,
+// convolution_integer_pack.comp) and
 // runtime/ops/convolution_integer_plan.cpp: the parameter block, its flags, the
 // specialization constants and the cooperative-matrix kernel's tile.
 #ifndef VKDML_INTERFACE_CONVOLUTION_INTEGER_H
@@ -8,7 +9,7 @@
 
 VKDML_INTERFACE_BEGIN
 
-// One per dispatch (std430), shared by the three kernels.
+// One per dispatch (std430), shared by the four kernels.
 VKDML_PARAMS(ConvParams) {
   uint64_t inputStrides[4];        // N, C, H, W (3-D tensors: H stride 0)
   uint64_t filterStrides[4];       // OC, C/G, KH, KW
@@ -92,6 +93,20 @@ const uint K_SPLIT = 16384u;
   X(TN, 5, uint, 8)                   /* columns per invocation */                            \
   X(ROW, 6, uint, 20)                 /* words per shared tile row: BK/4 + padding (4 mod 8) */ \
   X(SPLIT, 7, uint, 0)                /* the flags of SPLIT_FLAGS (the others are in ConvParams) */
+
+// convolution_integer_dot.comp: its register tiles. Each invocation owns
+// TM x TN outputs, in groups of 4 consecutive rows and columns (one 16-byte
+// shared read each); K steps of BK k are staged through shared memory twice
+// over (double-buffered): 2 * (BM + BN) * BK bytes.
+#define VKDML_CONVOLUTION_INTEGER_DOT_CONSTANTS(X)                 \
+  X(WORKGROUP_SIZE, 0, workgroupX, 256) /* (BM/TM) * (BN/TN) */    \
+  X(BM, 1, uint, 128)                   /* a multiple of TM */     \
+  X(BN, 2, uint, 128)                   /* a multiple of TN */     \
+  X(BK, 3, uint, 32)                    /* a multiple of 16 */     \
+  X(TM, 4, uint, 8)                     /* a multiple of 4 */      \
+  X(TN, 5, uint, 8)                     /* a multiple of 4 */      \
+  X(SPLIT, 6, uint, 0)                  /* the flags of SPLIT_FLAGS */
+#define VKDML_DOT_SHARED_BYTES(bm, bn, bk) (2u * ((bm) + (bn)) * (bk))
 
 // The geometry and the flags that both cooperative-matrix kernels fold.
 #define VKDML_CONVOLUTION_GEOMETRY(X, first) \
@@ -195,6 +210,7 @@ const uint COOPMAT_SCRATCH4 = COOPMAT_WARPS_M * COOPMAT_WARPS_N * 16u * COOPMAT_
 #ifdef __cplusplus
 // Each kernel declares its own constants (GLSL); the host has them all.
 VKDML_SPECIALIZATION(ConvolutionIntegerConstants, VKDML_CONVOLUTION_INTEGER_CONSTANTS)
+VKDML_SPECIALIZATION(ConvolutionIntegerDotConstants, VKDML_CONVOLUTION_INTEGER_DOT_CONSTANTS)
 VKDML_SPECIALIZATION(ConvolutionIntegerCoopmatConstants, VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS)
 VKDML_SPECIALIZATION(ConvolutionIntegerPackConstants, VKDML_CONVOLUTION_INTEGER_PACK_CONSTANTS)
 

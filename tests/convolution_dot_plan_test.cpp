@@ -1,0 +1,115 @@
+// The dot-product kernel's tiles (convolution_integer_dot.comp,
+// runtime/ops/convolution_integer_tiles.cpp chooseDotTiles): the shape
+// each GEMM gets, the depth that shared memory allows, and
+// $VKDML_DOT_TILE, which sets the tile for a sweep without rebuilding.
+#include "interface/convolution_integer.h"
+
+#include "planning.hpp"
+
+using namespace test::planning;
+
+namespace {
+
+// A 2-D UINT8 x INT8 convolution, square kernel, "same" padding.
+struct Square {
+  Desc input, filter, output;
+  UINT ones[2] = {1, 1}, pads[2] = {0, 0};
+  DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv{};
+  Square(UINT n, UINT c, UINT oc, UINT hw, UINT k)
+      : input(DML_TENSOR_DATA_TYPE_UINT8, {n, c, hw, hw}),
+        filter(DML_TENSOR_DATA_TYPE_INT8, {oc, c, k, k}),
+        output(DML_TENSOR_DATA_TYPE_INT32, {n, oc, hw, hw}) {
+    pads[0] = pads[1] = k / 2;
+    conv = {&input.tensor, nullptr, &filter.tensor, nullptr, &output.tensor, 2, ones, ones, pads, pads, 1};
+  }
+  DML_OPERATOR_DESC desc() const { return {DML_OPERATOR_CONVOLUTION_INTEGER, &conv}; }
+};
+
+struct Tile {
+  uint32_t workgroup, bm, bn, bk, tm, tn;
+  bool operator==(const Tile& o) const {
+    return workgroup == o.workgroup && bm == o.bm && bn == o.bn && bk == o.bk && tm == o.tm && tn == o.tn;
+  }
+};
+std::ostream& operator<<(std::ostream& os, const Tile& t) {
+  return os << t.workgroup << ": " << t.bm << "x" << t.bn << "x" << t.bk << " by " << t.tm << "x" << t.tn;
+}
+
+// The tile of the dot kernel's GEMM dispatch (its specialization constants).
+Tile planned(const Square& s, const vkdml::DeviceInfo& device, const vkdml::detail::PlanDefaults& defaults = {}) {
+  const vkdml::Operator op = test::device().createOperator(s.desc());
+  vkdml::CompileOptions options;
+  options.convolutionPath = vkdml::ConvolutionPath::DotProduct;
+  const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(device, options, defaults);
+  REQUIRE(dispatches.size() == 1);
+  CHECK(kernelName(dispatches[0].kernel) == std::string("convolution_integer_dot_xu8_wi8_i32"));
+  CHECK(dispatches[0].loopPasses <= kLoopBudget);
+  Tile t{};
+  for (const auto& [id, value] : dispatches[0].specialization) {
+    uint32_t* field[] = {&t.workgroup, &t.bm, &t.bn, &t.bk, &t.tm, &t.tn};
+    if (id < 6) *field[id] = value;
+  }
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("convolution plan: the dot kernel's tiles") {
+  const vkdml::DeviceInfo gpu = fullDevice();  // 48 KiB of shared memory
+  // 128 columns of 8x8 per invocation, 64 deep where K fills it.
+  CHECK(planned(Square(32, 256, 256, 56, 3), gpu) == Tile{256, 128, 128, 64, 8, 8});
+  CHECK(planned(Square(8, 512, 512, 32, 1), gpu) == Tile{256, 128, 128, 64, 8, 8});
+  // Narrower GEMMs: narrower tiles with more rows, 256 invocations each.
+  CHECK(planned(Square(4, 64, 64, 28, 3), gpu) == Tile{256, 128, 64, 64, 8, 4});
+  CHECK(planned(Square(4, 64, 20, 28, 3), gpu) == Tile{256, 128, 32, 64, 4, 4});
+  // At most 2 chunks of A and of B to stage per invocation: 32 deep here.
+  CHECK(planned(Square(4, 32, 16, 28, 3), gpu) == Tile{256, 256, 16, 32, 4, 4});
+  // A short K stays shallow: the stem's 147 would run 192 at 64, 160 at 32.
+  CHECK(planned(Square(1, 3, 64, 56, 7), gpu).bk == 32);
+  // Few output pixels: fewer rows, down to 64 invocations, and shallower
+  // steps, which keep B's chunks per invocation at 2.
+  CHECK(planned(Square(1, 512, 512, 7, 3), gpu) == Tile{128, 64, 128, 32, 8, 8});
+  CHECK(planned(Square(1, 512, 512, 1, 1), gpu) == Tile{64, 32, 128, 16, 8, 8});
+  // Fewer than 16 columns (depthwise): convolution_integer.comp with dot products.
+  for (UINT columns : {1u, 15u}) {
+    const Square narrow(4, 32, columns, 28, 3);
+    const vkdml::Operator op = test::device().createOperator(narrow.desc());
+    vkdml::CompileOptions options;
+    options.convolutionPath = vkdml::ConvolutionPath::DotProduct;
+    const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(gpu, options, {});
+    CHECK(kernelName(dispatches.back().kernel) == std::string("convolution_integer_xu8_wi8_i32_dot"));
+  }
+  // Shared memory bounds the depth (two stages of BM + BN rows of BK bytes).
+  vkdml::DeviceInfo small = gpu;
+  small.maxComputeSharedMemorySize = 32768;
+  CHECK(planned(Square(32, 256, 256, 56, 3), small).bk == 64);
+  small.maxComputeSharedMemorySize = 16384;
+  CHECK(planned(Square(32, 256, 256, 56, 3), small).bk == 32);
+  CHECK(vkdml::shader::ConvolutionIntegerDotConstants{}.BM == 128);
+}
+
+TEST_CASE("convolution plan: $VKDML_DOT_TILE sets the dot kernel's tile") {
+  const vkdml::DeviceInfo gpu = fullDevice();
+  const Square layer(32, 256, 256, 56, 3);
+  vkdml::detail::PlanDefaults defaults;
+  defaults.dotTile = {64, 128, 32, 4, 8};
+  CHECK(planned(layer, gpu, defaults) == Tile{256, 64, 128, 32, 4, 8});
+  defaults.dotTile = {128, 128, 0, 8, 8};  // BK chosen
+  CHECK(planned(layer, gpu, defaults) == Tile{256, 128, 128, 64, 8, 8});
+  defaults.dotTile = {256, 256, 64, 8, 8};  // 64 KiB of shared memory: refused, not shrunk
+  try {
+    planned(layer, gpu, defaults);
+    FAIL("planned a tile past the device's shared memory");
+  } catch (const vkdml::Error& e) {
+    CHECK(e.code() == vkdml::ErrorCode::Unsupported);
+    CHECK(e.field() == "VKDML_DOT_TILE");
+  }
+  // Read when a Device is created: a valid value is taken, others refused.
+  {
+    test::ScopedEnvironment environment("VKDML_DOT_TILE", "64x64x16x4x4");
+    CHECK(test::createDevice() != nullptr);
+  }
+  for (const char* wrong : {"128x128", "128x128x8x8x8x8", "128x128x6x8", "100x128x8x8", "128xx8x8", "128x128x8x8x",
+                            "128x128x24x8x8", "1024x1024x4x4", "a"})
+    test::expectRefusedAtDeviceCreation("VKDML_DOT_TILE", wrong);
+}
