@@ -88,6 +88,22 @@ TEST_CASE("convolution plan: the dot kernel's tiles") {
   CHECK(vkdml::shader::ConvolutionIntegerDotConstants{}.BM == 128);
 }
 
+// A K too deep for one dispatch's loops (lavapipe's budget) runs in chunks,
+// the later ones adding to the output (shader::ACCUMULATE in SPLIT).
+TEST_CASE("convolution plan: the dot kernel's K in chunks") {
+  const Square deep(1, 1u << 17, 20, 1, 1);
+  const std::vector<Dispatch> dispatches =
+      planWithinBudget(deep.desc(), fullDevice(), vkdml::ConvolutionPath::DotProduct);
+  REQUIRE(dispatches.size() >= 2);
+  for (size_t i = 0; i < dispatches.size(); ++i) {
+    CHECK(kernelName(dispatches[i].kernel) == std::string("convolution_integer_dot_xu8_wi8_i32"));
+    uint32_t split = 0;
+    for (const auto& [id, value] : dispatches[i].specialization)
+      if (id == 6) split = value;
+    CHECK(split == (vkdml::shader::K_CHUNKED | (i ? vkdml::shader::ACCUMULATE : 0u)));
+  }
+}
+
 TEST_CASE("convolution plan: $VKDML_DOT_TILE sets the dot kernel's tile") {
   const vkdml::DeviceInfo gpu = fullDevice();
   const Square layer(32, 256, 256, 56, 3);
