@@ -56,19 +56,19 @@ Tile planned(const Square& s, const vkdml::DeviceInfo& device, const vkdml::deta
 
 TEST_CASE("convolution plan: the dot kernel's tiles") {
   const vkdml::DeviceInfo gpu = fullDevice();  // 48 KiB of shared memory
-  // 128 columns of 8x8 per invocation, 64 deep where K fills it.
-  CHECK(planned(Square(32, 256, 256, 56, 3), gpu) == Tile{256, 128, 128, 64, 8, 8});
-  CHECK(planned(Square(8, 512, 512, 32, 1), gpu) == Tile{256, 128, 128, 64, 8, 8});
+  // 128 columns of 8x8 per invocation, 32 deep.
+  CHECK(planned(Square(32, 256, 256, 56, 3), gpu) == Tile{256, 128, 128, 32, 8, 8});
+  CHECK(planned(Square(8, 512, 512, 32, 1), gpu) == Tile{256, 128, 128, 32, 8, 8});
   // Narrower GEMMs: narrower tiles with more rows, 256 invocations each.
-  CHECK(planned(Square(4, 64, 64, 28, 3), gpu) == Tile{256, 128, 64, 64, 8, 4});
-  CHECK(planned(Square(4, 64, 20, 28, 3), gpu) == Tile{256, 128, 32, 64, 4, 4});
-  // At most 2 chunks of A and of B to stage per invocation: 32 deep here.
-  CHECK(planned(Square(4, 32, 16, 28, 3), gpu) == Tile{256, 256, 16, 32, 4, 4});
+  CHECK(planned(Square(4, 64, 64, 28, 3), gpu) == Tile{256, 128, 64, 32, 8, 4});
+  CHECK(planned(Square(4, 64, 20, 28, 3), gpu) == Tile{256, 128, 32, 32, 4, 4});
+  // One chunk of A and of B to stage per invocation and K step: 16 deep here.
+  CHECK(planned(Square(4, 32, 16, 28, 3), gpu) == Tile{256, 256, 16, 16, 4, 4});
   // A short K stays shallow: the stem's 147 would run 192 at 64, 160 at 32.
   CHECK(planned(Square(1, 3, 64, 56, 7), gpu).bk == 32);
   // Few output pixels: fewer rows, down to 64 invocations, and shallower
-  // steps, which keep B's chunks per invocation at 2.
-  CHECK(planned(Square(1, 512, 512, 7, 3), gpu) == Tile{128, 64, 128, 32, 8, 8});
+  // steps, which keep B's chunks per invocation at 1.
+  CHECK(planned(Square(1, 512, 512, 7, 3), gpu) == Tile{128, 64, 128, 16, 8, 8});
   CHECK(planned(Square(1, 512, 512, 1, 1), gpu) == Tile{64, 32, 128, 16, 8, 8});
   // Fewer than 16 columns (depthwise): convolution_integer.comp with dot products.
   for (UINT columns : {1u, 15u}) {
@@ -81,10 +81,10 @@ TEST_CASE("convolution plan: the dot kernel's tiles") {
   }
   // Shared memory bounds the depth (two stages of BM + BN rows of BK bytes).
   vkdml::DeviceInfo small = gpu;
-  small.maxComputeSharedMemorySize = 32768;
-  CHECK(planned(Square(32, 256, 256, 56, 3), small).bk == 64);
   small.maxComputeSharedMemorySize = 16384;
   CHECK(planned(Square(32, 256, 256, 56, 3), small).bk == 32);
+  small.maxComputeSharedMemorySize = 12288;
+  CHECK(planned(Square(32, 256, 256, 56, 3), small).bk == 16);
   CHECK(vkdml::shader::ConvolutionIntegerDotConstants{}.BM == 128);
 }
 
@@ -111,6 +111,8 @@ TEST_CASE("convolution plan: $VKDML_DOT_TILE sets the dot kernel's tile") {
   defaults.dotTile = {64, 128, 32, 4, 8};
   CHECK(planned(layer, gpu, defaults) == Tile{256, 64, 128, 32, 4, 8});
   defaults.dotTile = {128, 128, 0, 8, 8};  // BK chosen
+  CHECK(planned(layer, gpu, defaults) == Tile{256, 128, 128, 32, 8, 8});
+  defaults.dotTile = {128, 128, 64, 8, 8};
   CHECK(planned(layer, gpu, defaults) == Tile{256, 128, 128, 64, 8, 8});
   defaults.dotTile = {256, 256, 64, 8, 8};  // 64 KiB of shared memory: refused, not shrunk
   try {

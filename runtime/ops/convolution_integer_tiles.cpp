@@ -57,11 +57,12 @@ TileShape chooseTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& de
 // each stage many chunks of B). Depth: the deepest of 16, 32 and 64 that
 // fits shared memory (double-buffered), pads K by at most 1/8 more than 16
 // would, and leaves each invocation at most kDotMaxItems chunks of A and of
-// B to stage per K step (their loads are unrolled: more would take
-// registers and, on lavapipe, long compiles).
+// B to stage per K step (their loads are unrolled and held in registers
+// through the step's products, beside the accumulators; more also make
+// lavapipe's compiles long).
 namespace {
 constexpr uint32_t kDotMinWorkgroup = 64;
-constexpr uint32_t kDotMaxItems = 2;
+constexpr uint32_t kDotMaxItems = 1;
 
 uint32_t dotDepth(TileShape t, uint32_t Kg, uint32_t shared) {
   auto padded = [&](uint32_t bk) { return (uint64_t(Kg) + bk - 1) / bk * bk; };
