@@ -18,6 +18,10 @@
 //   them, one barrier per step; the loads land in registers as raw bytes
 //   and are packed only after the products, so nothing waits on them early.
 //
+// The geometry and the flags are specialization constants (as for the
+// cooperative-matrix kernel), so the driver folds the gathers' k stepping
+// and range checks: for a 1x1 kernel each byte is one multiply-add away.
+//
 // Defines: INPUT_SIGNED, FILTER_SIGNED (0: UINT8, 1: INT8), INDEX_BITS (32 or 64).
 #include "convolution_integer.glsl"
 #include "packed_dot.glsl"
@@ -30,6 +34,7 @@ const uint WG = WM * WN;                     // = WORKGROUP_SIZE
 const uint A_ITEMS = (BM * KQ + WG - 1) / WG;  // chunks of A each invocation stages per K step
 const uint B_ITEMS = (BN * KQ + WG - 1) / WG;
 const uint STAGE4 = BK * (BM + BN) / 16;     // uvec4 per stage: A's BK/4 rows of BM words, then B's
+const uint KHW = KH * KW;                    // taps
 
 // Two stages; after a tile's K loop, the first holds the partial sums of
 // the zero-point terms.
@@ -42,6 +47,11 @@ uint xzBits;
 INDEX_T inS1, inS2, inS3, fS0, fS1, fS2, fS3;
 bool filterKContiguous;
 uint kBegin, Kc;
+
+// Specialization constants widened at run time: before SPIR-V 1.4 a
+// specialization constant cannot be converted to 64 bits.
+COORD_T coordOf(uint v) { return COORD_T(v); }
+INDEX_T indexOf(uint v) { return INDEX_T(v); }
 
 void storeWord(uint index, uint word) { tiles[index / 4][index % 4] = word; }
 uint sharedWord(uint index) { return tiles[index / 4][index % 4]; }
@@ -61,7 +71,7 @@ int sumA[A_ITEMS], sumB[B_ITEMS];
 // Gathers this invocation's chunks of A for the K step at k0 (16 k of one
 // row each, padded positions = xz, k past the chunk = 0) as raw bytes.
 void loadA(uint k0) {
-  const uint kLeft = Kc - k0, KW = p.kernelW, KHW = p.kernelH * p.kernelW;
+  const uint kLeft = Kc - k0;
   [[unroll]] for (uint i = 0; i < A_ITEMS; ++i) {
     const uint q = (gl_LocalInvocationID.x + i * WG) / BM;
     const bool live = q < KQ && rowValid[i] && q * 16 < kLeft;
@@ -71,13 +81,13 @@ void loadA(uint k0) {
     [[unroll]] for (uint e = 0; e < 16; ++e) {
       uint value = 0;
       if (e < count) {
-        const COORD_T iy = rowIy0[i] + COORD_T(ky) * COORD_T(p.dilationY);
-        const COORD_T ix = rowIx0[i] + COORD_T(kx) * COORD_T(p.dilationX);
+        const COORD_T iy = rowIy0[i] + COORD_T(ky) * coordOf(DILATION_Y);
+        const COORD_T ix = rowIx0[i] + COORD_T(kx) * coordOf(DILATION_X);
         value = xzBits;
         if (inRange(iy, p.inputH) && inRange(ix, p.inputW))
           value = loadByte(inputAddress + uint64_t(rowBase[i] + INDEX_T(c) * inS1 + INDEX_T(iy) * inS2 +
                                                    INDEX_T(ix) * inS3));
-        nextK(c, ky, kx, KW, p.kernelH);
+        nextK(c, ky, kx, KW, KH);
       }
       raw[i * 16 + e] = value;
     }
@@ -88,7 +98,7 @@ void loadA(uint k0) {
 // K step at k0 of group g: whole words where the row's k are contiguous and
 // aligned, else gathered byte by byte.
 void loadB(uint k0, uint g, uint n0) {
-  const uint kLeft = Kc - k0, KW = p.kernelW, KHW = p.kernelH * p.kernelW, Ng = p.groupOutputChannels;
+  const uint kLeft = Kc - k0, Ng = p.groupOutputChannels;
   [[unroll]] for (uint i = 0; i < B_ITEMS; ++i) {
     const uint u = gl_LocalInvocationID.x + i * WG;
     const uint bRow = u / KQ, q = u % KQ;
@@ -108,7 +118,7 @@ void loadB(uint k0, uint g, uint n0) {
           const uint value = loadByte(filterAddress + uint64_t(rowOffset + INDEX_T(c) * fS1 + INDEX_T(ky) * fS2 +
                                                                INDEX_T(kx) * fS3));
           words[i][e / 4] |= value << (8 * (e % 4));
-          nextK(c, ky, kx, KW, p.kernelH);
+          nextK(c, ky, kx, KW, KH);
         }
       }
     }
@@ -155,7 +165,7 @@ void main() {
   const bool chunked = (SPLIT & K_CHUNKED) != 0;
   kBegin = chunked ? p.kBegin : 0u;
   Kc = chunked ? p.kLength : p.groupK;
-  const uint flags = p.flags;
+  const uint flags = FLAGS;
   const bool hasInputZeroPoint = (flags & HAS_INPUT_ZERO_POINT) != 0;
   const bool hasFilterZeroPoint = (flags & HAS_FILTER_ZERO_POINT) != 0;
   const bool anySums = hasInputZeroPoint || hasFilterZeroPoint;
@@ -173,9 +183,8 @@ void main() {
   fS1 = INDEX_T(p.filterStrides[1]);
   fS2 = INDEX_T(p.filterStrides[2]);
   fS3 = INDEX_T(p.filterStrides[3]);
-  const uint KW = p.kernelW, KHW = p.kernelH * p.kernelW;
-  filterKContiguous = (p.kernelW == 1 || fS3 == 1) && (p.kernelH == 1 || fS2 == INDEX_T(KW)) &&
-                      (p.groupChannels == 1 || fS1 == INDEX_T(KHW));
+  filterKContiguous = (KW == 1 || fS3 == 1) && (KH == 1 || fS2 == indexOf(KW)) &&
+                      (p.groupChannels == 1 || fS1 == indexOf(KHW));
 
   // Invocation t computes the rows 4 * (a * WM + tm) + r and the columns
   // 4 * (b * WN + tn) + r (r < 4): the lanes of a subgroup read
@@ -200,8 +209,8 @@ void main() {
       const uint row = (t + i * WG) % BM, m = m0 + row;
       rowValid[i] = row < M - m0;
       const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
-      rowIy0[i] = COORD_T(oy) * COORD_T(p.strideY) - COORD_T(p.padY);
-      rowIx0[i] = COORD_T(ox) * COORD_T(p.strideX) - COORD_T(p.padX);
+      rowIy0[i] = COORD_T(oy) * coordOf(STRIDE_Y) - coordOf(PAD_Y);
+      rowIx0[i] = COORD_T(ox) * coordOf(STRIDE_X) - coordOf(PAD_X);
       rowBase[i] = INDEX_T(batch) * inS0 + INDEX_T(g * p.groupChannels) * inS1;
     }
 

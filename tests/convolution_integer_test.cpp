@@ -433,13 +433,17 @@ TEST_CASE("convolution_integer: deep reductions, K up to 2^20 [large]") {
 TEST_CASE("convolution_integer: coordinates beyond 32 bits") {
   // Padding of 2^31 puts the spatial coordinates past int32: the 64-bit
   // variant. Taps land on x = -2^31, -2^30 and 0: only the last is inside.
-  Conv conv{{1u << 30}, {1}, {1u << 31}, {0}, 1};
-  Tensor input(I8, {1, 3, 3}), filter(I8, {2, 3, 1}), xz(I8, {1, 1, 1}), wz(I8, {1, 2, 1});
+  // 2 output channels, and 16 (the dot path's own kernel from there).
   std::mt19937_64 rng(125);
-  for (Tensor* t : {&input, &filter, &xz, &wz}) t->randomize(rng);
-  Tensor output(I32, conv.outputSizes(input.sizes, filter.sizes));
-  REQUIRE(output.sizes == std::vector<uint32_t>{1, 2, 3});
-  test::run(conv.make(input, &xz, filter, &wz, output), {&input, &xz, &filter, &wz}, {&output});
-  test::expectSameElements(output, reference(conv, input, &xz, filter, &wz, output.sizes));
-  CHECK(output.get(0) == 0);  // all padding
+  for (uint32_t channels : {2u, 16u}) {
+    CAPTURE(channels);
+    Conv conv{{1u << 30}, {1}, {1u << 31}, {0}, 1};
+    Tensor input(I8, {1, 3, 3}), filter(I8, {channels, 3, 1}), xz(I8, {1, 1, 1}), wz(I8, {1, channels, 1});
+    for (Tensor* t : {&input, &filter, &xz, &wz}) t->randomize(rng);
+    Tensor output(I32, conv.outputSizes(input.sizes, filter.sizes));
+    REQUIRE(output.sizes == std::vector<uint32_t>{1, channels, 3});
+    test::run(conv.make(input, &xz, filter, &wz, output), {&input, &xz, &filter, &wz}, {&output});
+    test::expectSameElements(output, reference(conv, input, &xz, filter, &wz, output.sizes));
+    CHECK(output.get(0) == 0);  // all padding
+  }
 }

@@ -69,10 +69,9 @@ Constants withGeometry(const ConvParams& p) {
   return c;
 }
 
-// The specialization constants of a tiled kernel with the tile `t`.
+// The specialization constants `c` of a tiled kernel with the tile `t`.
 template <typename Constants>
-Constants tileConstants(const TileShape& t) {
-  Constants c;
+Constants tileConstants(const TileShape& t, Constants c = {}) {
   c.WORKGROUP_SIZE = t.workgroup();
   c.BM = t.bm;
   c.BN = t.bn;
@@ -397,8 +396,9 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   }
 
   // The dot-product path's own kernel, register tiles over both operands
-  // staged through shared memory (chooseDotTiles), for all but the
-  // narrowest GEMMs; else convolution_integer.comp.
+  // staged through shared memory (chooseDotTiles), its geometry folded
+  // (specialization constants), for all but the narrowest GEMMs; else
+  // convolution_integer.comp.
   const bool dotKernel = path == ConvolutionPath::DotProduct && p.groupOutputChannels >= kDotMinColumns;
   const TileShape t = dotKernel ? chooseDotTiles(p.M, p.groupOutputChannels, p.groupK, device, defaults)
                                 : chooseTiles(p.M, p.groupOutputChannels, p.groupK, device);
@@ -413,8 +413,8 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   if (dotKernel) {
     d.kernel = convolutionIntegerDotKernel(inputSigned, filterSigned, indexBits);
     using Dot = shader::ConvolutionIntegerDotConstants;
-    return chunkDispatches(d, p, splitGemm(dotLoops(t), p.tiles, kSteps, device), t.bk, tileConstants<Dot>(t),
-                           &Dot::SPLIT, false);
+    return chunkDispatches(d, p, splitGemm(dotLoops(t), p.tiles, kSteps, device), t.bk,
+                           tileConstants(t, withGeometry<Dot>(p)), &Dot::SPLIT, false);
   }
   const bool dot = path == ConvolutionPath::DotProduct;
   d.kernel = convolutionIntegerKernel(inputSigned, filterSigned, indexBits, dot);

@@ -105,10 +105,11 @@ const uint K_SPLIT = 16384u;
   X(BK, 3, uint, 32)                    /* a multiple of 16 */     \
   X(TM, 4, uint, 8)                     /* a multiple of 4 */      \
   X(TN, 5, uint, 8)                     /* a multiple of 4 */      \
-  X(SPLIT, 6, uint, 0)                  /* the flags of SPLIT_FLAGS */
+  X(SPLIT, 6, uint, 0)                  /* the flags of SPLIT_FLAGS */  \
+  VKDML_CONVOLUTION_GEOMETRY(X, 7)
 #define VKDML_DOT_SHARED_BYTES(bm, bn, bk) (2u * ((bm) + (bn)) * (bk))
 
-// The geometry and the flags that both cooperative-matrix kernels fold.
+// The geometry and the flags that the cooperative-matrix and dot-product kernels fold.
 #define VKDML_CONVOLUTION_GEOMETRY(X, first) \
   X(KH, first, uint, 1)                      \
   X(KW, first + 1, uint, 1)                  \
