@@ -113,13 +113,20 @@ void loadB(uint k0, uint g, uint n0) {
       } else if (filterKContiguous && count == 16 && (rowAddress & 3) == 0) {
         [[unroll]] for (uint w = 0; w < 4; ++w) words[i][w] = WordRef(rowAddress + 4 * w).value;
       } else {
+        // Bytes shifted in from the top of the 16, so that every index is
+        // a constant (a dynamic one could move `words` out of registers).
         uint c = kStart / KHW, ky = (kStart % KHW) / KW, kx = kStart % KW;
-        [[dont_unroll]] for (uint e = 0; e < count; ++e) {
-          const uint value = loadByte(filterAddress + uint64_t(rowOffset + INDEX_T(c) * fS1 + INDEX_T(ky) * fS2 +
-                                                               INDEX_T(kx) * fS3));
-          words[i][e / 4] |= value << (8 * (e % 4));
-          nextK(c, ky, kx, KW, KH);
+        uvec4 v = uvec4(0);
+        [[dont_unroll]] for (uint e = 0; e < 16; ++e) {
+          uint value = 0;
+          if (e < count) {
+            value = loadByte(filterAddress +
+                             uint64_t(rowOffset + INDEX_T(c) * fS1 + INDEX_T(ky) * fS2 + INDEX_T(kx) * fS3));
+            nextK(c, ky, kx, KW, KH);
+          }
+          v = (v >> 8) | (uvec4(v.yzw, value) << 24);
         }
+        words[i] = v;
       }
     }
   }
