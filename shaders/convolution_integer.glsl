@@ -23,6 +23,18 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer OutputAtomic
 
 uint loadByte(uint64_t address) { return uint(ByteRef(address).value); }
 
+// The 4x4 byte transpose that turns 4 k-rows of 4 m (byte j of word i is
+// (k i, m j)) into 4 m-rows of 4 k, in two rounds of 8- then 16-bit interleaves.
+uvec4 transposeBytes(uvec4 w) {
+  const uint lo = 0x00FF00FFu, hi = 0xFF00FF00u;
+  const uint t0 = (w.x & lo) | ((w.y & lo) << 8);  // (k0,m0) (k1,m0) (k0,m2) (k1,m2)
+  const uint t1 = ((w.x & hi) >> 8) | (w.y & hi);  // (k0,m1) (k1,m1) (k0,m3) (k1,m3)
+  const uint t2 = (w.z & lo) | ((w.w & lo) << 8);  // likewise for k2, k3
+  const uint t3 = ((w.z & hi) >> 8) | (w.w & hi);
+  return uvec4((t0 & 0xFFFFu) | (t2 << 16), (t1 & 0xFFFFu) | (t3 << 16), (t0 >> 16) | (t2 & 0xFFFF0000u),
+               (t1 >> 16) | (t3 & 0xFFFF0000u));
+}
+
 // One byte of a packed word as the operand's integer value.
 int byteOf(uint word, uint i, bool signed_) {
   return signed_ ? bitfieldExtract(int(word), int(8 * i), 8) : int(bitfieldExtract(word, int(8 * i), 8));

@@ -13,10 +13,17 @@
 // - A (the im2col of the input) and B (the filter) are staged through
 //   shared memory k-word-major ([k word][row]), 4 k per 32-bit word, so a
 //   k word costs TM/4 + TN/4 reads for TM * TN dot products;
+// - A is staged in quads of 4 rows x 4 k, 4 consecutive rows per lane, so a
+//   warp's load reads one tap of 128 consecutive m: where those are 4
+//   consecutive input bytes (INPUT_ROWS_CONTIGUOUS) one aligned word per k,
+//   two where padding shifts the tap off a word boundary, then a 4x4 byte
+//   transpose; otherwise 16 byte gathers. Either way a quad is one 16-byte
+//   shared store;
 // - double-buffered: the global loads of the next K step are issued before
 //   the current step's products and written to the other stage after
-//   them, one barrier per step; the loads land in registers as raw bytes
-//   and are packed only after the products, so nothing waits on them early.
+//   them, one barrier per step; the loads land in registers as loaded (raw
+//   words or bytes) and are combined only after the products, so nothing
+//   waits on them early.
 //
 // The geometry and the flags are specialization constants (as for the
 // cooperative-matrix kernel), so the driver folds the gathers' k stepping
@@ -31,10 +38,13 @@ VKDML_SPECIALIZATION(ConvolutionIntegerDotConstants, VKDML_CONVOLUTION_INTEGER_D
 const uint KQ = BK / 16;                     // 16-byte chunks of k per tile row
 const uint WM = BM / TM, WN = BN / TN;       // invocations along m and n
 const uint WG = WM * WN;                     // = WORKGROUP_SIZE
-const uint A_ITEMS = (BM * KQ + WG - 1) / WG;  // chunks of A each invocation stages per K step
+const uint A_QUADS = (BM / 4 * (BK / 4) + WG - 1) / WG;  // quads of A each invocation stages per K step
 const uint B_ITEMS = (BN * KQ + WG - 1) / WG;
 const uint STAGE4 = BK * (BM + BN) / 16;     // uvec4 per stage: A's BK/4 rows of BM words, then B's
 const uint KHW = KH * KW;                    // taps
+const bool ROWS_CONTIGUOUS = (FLAGS & INPUT_ROWS_CONTIGUOUS) != 0;
+const bool Y_IN_RANGE = (FLAGS & TAPS_Y_IN_RANGE) != 0;
+const bool X_IN_RANGE = (FLAGS & TAPS_X_IN_RANGE) != 0;
 
 // Two stages; after a tile's K loop, the first holds the partial sums of
 // the zero-point terms.
@@ -43,7 +53,7 @@ shared uvec4 tiles[2 * STAGE4];
 // What every part of main reads: set once at its start.
 ConvParams p;
 uint64_t inputAddress, filterAddress;
-uint xzBits;
+uint xzBits, xzWord;
 INDEX_T inS1, inS2, inS3, fS0, fS1, fS2, fS3;
 bool filterKContiguous;
 uint kBegin, Kc;
@@ -56,40 +66,65 @@ INDEX_T indexOf(uint v) { return INDEX_T(v); }
 void storeWord(uint index, uint word) { tiles[index / 4][index % 4] = word; }
 uint sharedWord(uint index) { return tiles[index / 4][index % 4]; }
 
-// Where each of this invocation's A chunks sits in the input: per item,
-// the row's first tap and image (set per tile).
-COORD_T rowIy0[A_ITEMS], rowIx0[A_ITEMS];
-INDEX_T rowBase[A_ITEMS];
-bool rowValid[A_ITEMS];
-// The next K step's chunks in flight, and this invocation's partial byte
-// sums of its chunks (globals: arrays sized by specialization constants
-// cannot be parameters).
-uint raw[A_ITEMS * 16];
+// Quad q of this invocation: rows 4 * (u % (BM/4)) + j (j < 4) and k word
+// u / (BM/4) of each K step, u = t + q * WG. Where its rows take their taps
+// (set per tile): per row, the input offset of tap (0, 0, 0) and its
+// coordinates; contiguous rows need row 0 alone, with the x padding left
+// to each tap's shift (as in the cooperative-matrix kernel, stage.glsl).
+COORD_T iy0[A_QUADS * 4], ix0[A_QUADS * 4];
+INDEX_T pixelBase[A_QUADS * 4];
+bool rowValid[A_QUADS * 4];
+// The next K step's quads in flight, as loaded: contiguous rows, per k i
+// the aligned words at and after its 4 bytes (raw[16q + i], raw[16q + 4 + i])
+// and the byte shift (raw[16q + 8 + i]); else byte (k i, row j) at
+// raw[16q + 4i + j]. B's chunks: 16 k of one filter row each. And this
+// invocation's partial byte sums of its rows and columns (globals: arrays
+// sized by specialization constants cannot be parameters).
+uint raw[A_QUADS * 16];
+uint quadCount[A_QUADS];  // k of each quad below the chunk's end (0 for rows past M)
 uvec4 words[B_ITEMS];
-int sumA[A_ITEMS], sumB[B_ITEMS];
+int sumA[A_QUADS * 4], sumB[B_ITEMS];
 
-// Gathers this invocation's chunks of A for the K step at k0 (16 k of one
-// row each, padded positions = xz, k past the chunk = 0) as raw bytes.
+// Loads this invocation's quads of A for the K step at k0 (padded positions
+// = xz, k past the chunk and rows past M = 0).
 void loadA(uint k0) {
   const uint kLeft = Kc - k0;
-  [[unroll]] for (uint i = 0; i < A_ITEMS; ++i) {
-    const uint q = (gl_LocalInvocationID.x + i * WG) / BM;
-    const bool live = q < KQ && rowValid[i] && q * 16 < kLeft;
-    const uint kStart = kBegin + k0 + q * 16;
-    const uint count = live ? min(16u, kLeft - q * 16) : 0u;
+  [[unroll]] for (uint q = 0; q < A_QUADS; ++q) {
+    const uint kw = (gl_LocalInvocationID.x + q * WG) / (BM / 4);
+    const bool live = kw < BK / 4 && 4 * kw < kLeft && rowValid[4 * q];
+    quadCount[q] = live ? min(4u, kLeft - 4 * kw) : 0u;
+    const uint kStart = kBegin + k0 + 4 * kw;
     uint c = kStart / KHW, ky = (kStart % KHW) / KW, kx = kStart % KW;
-    [[unroll]] for (uint e = 0; e < 16; ++e) {
-      uint value = 0;
-      if (e < count) {
-        const COORD_T iy = rowIy0[i] + COORD_T(ky) * coordOf(DILATION_Y);
-        const COORD_T ix = rowIx0[i] + COORD_T(kx) * coordOf(DILATION_X);
-        value = xzBits;
-        if (inRange(iy, p.inputH) && inRange(ix, p.inputW))
-          value = loadByte(inputAddress + uint64_t(rowBase[i] + INDEX_T(c) * inS1 + INDEX_T(iy) * inS2 +
-                                                   INDEX_T(ix) * inS3));
-        nextK(c, ky, kx, KW, KH);
+    [[unroll]] for (uint i = 0; i < 4; ++i) {
+      const bool kValid = i < quadCount[q];
+      const uint dy = ky * DILATION_Y, dx = kx * DILATION_X;
+      if (ROWS_CONTIGUOUS) {
+        // Rows of whole words, 4-byte aligned: each word lies wholly inside
+        // or outside the row. INDEX_T offsets wrap (the low word's may lie
+        // below 0, in the padding) but are used only in range.
+        const int xOff = int(dx) - int(PAD_X), xAligned = xOff & ~3;
+        const COORD_T x0 = ix0[4 * q] + COORD_T(xAligned);
+        const bool rowIn = kValid && (Y_IN_RANGE || inRange(iy0[4 * q] + COORD_T(dy), p.inputH));
+        const INDEX_T offset =
+            pixelBase[4 * q] + INDEX_T(c) * inS1 + INDEX_T(dy) * inS2 + INDEX_T(COORD_T(xAligned));
+        raw[16 * q + i] =
+            rowIn && (X_IN_RANGE || inRange(x0, p.inputW)) ? WordRef(inputAddress + uint64_t(offset)).value : xzWord;
+        raw[16 * q + 4 + i] = rowIn && (xOff & 3) != 0 && (X_IN_RANGE || inRange(x0 + 4, p.inputW))
+                                  ? WordRef(inputAddress + uint64_t(offset + 4)).value
+                                  : xzWord;
+        raw[16 * q + 8 + i] = kValid ? uint(xOff & 3) * 8 : 32u;  // 32: zero
+      } else {
+        const INDEX_T tap = INDEX_T(c) * inS1 + INDEX_T(dy) * inS2 + INDEX_T(dx) * inS3;
+        [[unroll]] for (uint j = 0; j < 4; ++j) {
+          const uint r = 4 * q + j;
+          const bool inside = (Y_IN_RANGE || inRange(iy0[r] + COORD_T(dy), p.inputH)) &&
+                              (X_IN_RANGE || inRange(ix0[r] + COORD_T(dx), p.inputW));
+          raw[16 * q + 4 * i + j] = !kValid || !rowValid[r] ? 0u
+                                    : inside                ? loadByte(inputAddress + uint64_t(pixelBase[r] + tap))
+                                                            : xzBits;
+        }
       }
-      raw[i * 16 + e] = value;
+      nextK(c, ky, kx, KW, KH);
     }
   }
 }
@@ -132,20 +167,32 @@ void loadB(uint k0, uint g, uint n0) {
   }
 }
 
-// Writes the loaded chunks into stage s, adding their byte sums to this
-// invocation's partial sums (each item is the same row and chunk of k at
-// every step, so each partial sum has one owner).
+// Writes the loaded quads and chunks into stage s, adding their byte sums
+// to this invocation's partial sums (each quad and chunk is the same rows
+// and k of every step, so each partial sum has one owner).
 void storeStage(uint s, bool sums) {
   const uint base = s * STAGE4 * 4;
-  [[unroll]] for (uint i = 0; i < A_ITEMS; ++i) {
-    const uint u = gl_LocalInvocationID.x + i * WG, row = u % BM, q = u / BM;
-    if (q < KQ)
-      [[unroll]] for (uint w = 0; w < 4; ++w) {
-        const uint word = raw[i * 16 + 4 * w] | (raw[i * 16 + 4 * w + 1] << 8) | (raw[i * 16 + 4 * w + 2] << 16) |
-                          (raw[i * 16 + 4 * w + 3] << 24);
-        storeWord(base + (4 * q + w) * BM + row, word);
-        if (sums) sumA[i] += wordSum(word, INPUT_SIGNED != 0);
+  [[unroll]] for (uint q = 0; q < A_QUADS; ++q) {
+    const uint u = gl_LocalInvocationID.x + q * WG, rq = u % (BM / 4), kw = u / (BM / 4);
+    if (kw < BK / 4) {
+      uvec4 rows;  // rows 4 * rq + j, k word kw
+      if (ROWS_CONTIGUOUS) {
+        uvec4 k4;  // k i of the 4 rows; the shift 32 (k past the chunk) gives 0
+        [[unroll]] for (uint i = 0; i < 4; ++i) {
+          const uint shift = raw[16 * q + 8 + i];
+          k4[i] = shift == 0 ? raw[16 * q + i]
+                  : shift == 32 ? 0u
+                                : (raw[16 * q + i] >> shift) | (raw[16 * q + 4 + i] << (32 - shift));
+        }
+        rows = transposeBytes(k4);
+      } else {
+        [[unroll]] for (uint j = 0; j < 4; ++j)
+          rows[j] = raw[16 * q + j] | (raw[16 * q + 4 + j] << 8) | (raw[16 * q + 8 + j] << 16) |
+                    (raw[16 * q + 12 + j] << 24);
       }
+      tiles[base / 4 + kw * (BM / 4) + rq] = rows;
+      if (sums) [[unroll]] for (uint j = 0; j < 4; ++j) sumA[4 * q + j] += wordSum(rows[j], INPUT_SIGNED != 0);
+    }
   }
   [[unroll]] for (uint i = 0; i < B_ITEMS; ++i) {
     const uint u = gl_LocalInvocationID.x + i * WG, bRow = u / KQ, q = u % KQ;
@@ -180,6 +227,7 @@ void main() {
 
   // The input zero point, also the value of every padded position.
   xzBits = hasInputZeroPoint ? loadByte(inputZeroPointAddress) : 0u;
+  xzWord = xzBits * 0x01010101u;
   const int xz = byteOf(xzBits, 0, inputSigned);
 
   const INDEX_T inS0 = INDEX_T(p.inputStrides[0]);
@@ -212,20 +260,21 @@ void main() {
 
     // Where this invocation's A rows start in the input.
     // (Bounds as `row < M - m0`: m0 + row may pass 2^32 in the last tile.)
-    [[unroll]] for (uint i = 0; i < A_ITEMS; ++i) {
-      const uint row = (t + i * WG) % BM, m = m0 + row;
-      rowValid[i] = row < M - m0;
+    [[unroll]] for (uint r = 0; r < A_QUADS * 4; ++r) {
+      const uint row = 4 * ((t + r / 4 * WG) % (BM / 4)) + r % 4, m = m0 + row;
+      rowValid[r] = row < M - m0;
       const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
-      rowIy0[i] = COORD_T(oy) * coordOf(STRIDE_Y) - coordOf(PAD_Y);
-      rowIx0[i] = COORD_T(ox) * coordOf(STRIDE_X) - coordOf(PAD_X);
-      rowBase[i] = INDEX_T(batch) * inS0 + INDEX_T(g * p.groupChannels) * inS1;
+      iy0[r] = COORD_T(oy) * coordOf(STRIDE_Y) - coordOf(PAD_Y);
+      ix0[r] = COORD_T(ox) * coordOf(STRIDE_X) - coordOf(ROWS_CONTIGUOUS ? 0u : PAD_X);
+      pixelBase[r] = INDEX_T(batch) * inS0 + INDEX_T(g * p.groupChannels) * inS1 + INDEX_T(iy0[r]) * inS2 +
+                     INDEX_T(ix0[r]) * inS3;  // wraps in the padding: used only in range
     }
 
     // Accumulators stay in registers: every loop that indexes them is
     // unrolled, so every index is a constant.
     int acc[TM * TN];
     [[unroll]] for (uint i = 0; i < TM * TN; ++i) acc[i] = 0;
-    [[unroll]] for (uint i = 0; i < A_ITEMS; ++i) sumA[i] = 0;
+    [[unroll]] for (uint i = 0; i < A_QUADS * 4; ++i) sumA[i] = 0;
     [[unroll]] for (uint i = 0; i < B_ITEMS; ++i) sumB[i] = 0;
     loadA(0);
     loadB(0, g, n0);
@@ -259,12 +308,15 @@ void main() {
     // The zero-point terms' row and column sums: each invocation's partial
     // sums into the first stage (every invocation has passed the last
     // barrier: none reads it any more), then each row's and column's total.
-    // Row r's chunk q is A item index q * BM + r, column n's is n * KQ + q.
+    // Row r's share of k word w is at w * BM + r (quad u = w * BM/4 + r/4),
+    // column n's chunk q at A_SUMS + n * KQ + q.
+    const uint A_SUMS = BK / 4 * BM;
     if (anySums) {
-      [[unroll]] for (uint i = 0; i < A_ITEMS; ++i)
-        if (t + i * WG < BM * KQ) storeWord(t + i * WG, uint(sumA[i]));
+      [[unroll]] for (uint q = 0; q < A_QUADS; ++q)
+        if (t + q * WG < A_SUMS / 4)
+          [[unroll]] for (uint j = 0; j < 4; ++j) storeWord(4 * (t + q * WG) + j, uint(sumA[4 * q + j]));
       [[unroll]] for (uint i = 0; i < B_ITEMS; ++i)
-        if (t + i * WG < BN * KQ) storeWord(BM * KQ + t + i * WG, uint(sumB[i]));
+        if (t + i * WG < BN * KQ) storeWord(A_SUMS + t + i * WG, uint(sumB[i]));
       barrier();
     }
 
@@ -280,7 +332,7 @@ void main() {
                      INDEX_T(oxo) * INDEX_T(p.outputStrides[3]);
       rowSum[i] = 0;
       if (hasFilterZeroPoint)
-        [[unroll]] for (uint q = 0; q < KQ; ++q) rowSum[i] += int(sharedWord(q * BM + row));
+        [[unroll]] for (uint w = 0; w < BK / 4; ++w) rowSum[i] += int(sharedWord(w * BM + row));
     }
     [[unroll]] for (uint j = 0; j < TN; ++j) {
       const uint bRow = 4 * ((j / 4) * WN + tn) + j % 4, n = n0 + bRow;
@@ -292,7 +344,7 @@ void main() {
                          : 0;
       int columnSum = 0;
       if (hasInputZeroPoint)
-        [[unroll]] for (uint q = 0; q < KQ; ++q) columnSum += int(sharedWord(BM * KQ + bRow * KQ + q));
+        [[unroll]] for (uint q = 0; q < KQ; ++q) columnSum += int(sharedWord(A_SUMS + bRow * KQ + q));
       const int constantTerm = int(Kc) * xz * wz - xz * columnSum;
       const uint64_t columnAddress = outputAddress + 4 * uint64_t(INDEX_T(oc) * INDEX_T(p.outputStrides[1]));
       [[unroll]] for (uint i = 0; i < TM; ++i)

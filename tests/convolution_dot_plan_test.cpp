@@ -40,6 +40,7 @@ Tile planned(const Square& s, const vkdml::DeviceInfo& device, const vkdml::deta
   const vkdml::Operator op = test::device().createOperator(s.desc());
   vkdml::CompileOptions options;
   options.convolutionPath = vkdml::ConvolutionPath::DotProduct;
+  options.dotKernel = vkdml::DotKernel::Tiled;
   const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(device, options, defaults);
   REQUIRE(dispatches.size() == 1);
   CHECK(kernelName(dispatches[0].kernel) == std::string("convolution_integer_dot_xu8_wi8_i32"));
@@ -56,9 +57,12 @@ Tile planned(const Square& s, const vkdml::DeviceInfo& device, const vkdml::deta
 
 TEST_CASE("convolution plan: the dot kernel's tiles") {
   const vkdml::DeviceInfo gpu = fullDevice();  // 48 KiB of shared memory
-  // 128 columns of 8x8 per invocation, 32 deep.
-  CHECK(planned(Square(32, 256, 256, 56, 3), gpu) == Tile{256, 128, 128, 32, 8, 8});
+  // A of word taps (1x1): 128 columns of 8x8 per invocation, 32 deep.
   CHECK(planned(Square(8, 512, 512, 32, 1), gpu) == Tile{256, 128, 128, 32, 8, 8});
+  // Taps off word boundaries (padding 1): 256 columns of 8x16, 64 deep,
+  // where they fit; 128 columns for 128 output channels.
+  CHECK(planned(Square(32, 256, 256, 56, 3), gpu) == Tile{256, 128, 256, 64, 8, 16});
+  CHECK(planned(Square(32, 128, 128, 56, 3), gpu) == Tile{256, 128, 128, 32, 8, 8});
   // Narrower GEMMs: narrower tiles with more rows, 256 invocations each.
   CHECK(planned(Square(4, 64, 64, 28, 3), gpu) == Tile{256, 128, 64, 32, 8, 4});
   CHECK(planned(Square(4, 64, 20, 28, 3), gpu) == Tile{256, 128, 32, 32, 4, 4});
@@ -93,7 +97,7 @@ TEST_CASE("convolution plan: the dot kernel's tiles") {
 TEST_CASE("convolution plan: the dot kernel's K in chunks") {
   const Square deep(1, 1u << 17, 20, 1, 1);
   const std::vector<Dispatch> dispatches =
-      planWithinBudget(deep.desc(), fullDevice(), vkdml::ConvolutionPath::DotProduct);
+      planWithinBudget(deep.desc(), fullDevice(), vkdml::ConvolutionPath::DotProduct, vkdml::DotKernel::Tiled);
   REQUIRE(dispatches.size() >= 2);
   for (size_t i = 0; i < dispatches.size(); ++i) {
     CHECK(kernelName(dispatches[i].kernel) == std::string("convolution_integer_dot_xu8_wi8_i32"));
@@ -130,4 +134,46 @@ TEST_CASE("convolution plan: $VKDML_DOT_TILE sets the dot kernel's tile") {
   for (const char* wrong : {"128x128", "128x128x8x8x8x8", "128x128x6x8", "100x128x8x8", "128xx8x8", "128x128x8x8x",
                             "128x128x24x8x8", "1024x1024x4x4", "a"})
     test::expectRefusedAtDeviceCreation("VKDML_DOT_TILE", wrong);
+}
+
+// Which kernel the dot path runs: Auto takes the tiled one on GPUs for GEMMs
+// of 64 or more columns and a whole tile of rows, the portable one on CPU
+// devices; CompileOptions::dotKernel and $VKDML_DOT_KERNEL force either.
+TEST_CASE("convolution plan: the dot path's kernel") {
+  auto kernel = [](const Square& s, const vkdml::DeviceInfo& device, vkdml::DotKernel option,
+                   vkdml::DotKernel environment = vkdml::DotKernel::Auto) {
+    const vkdml::Operator op = test::device().createOperator(s.desc());
+    vkdml::CompileOptions options;
+    options.convolutionPath = vkdml::ConvolutionPath::DotProduct;
+    options.dotKernel = option;
+    vkdml::detail::PlanDefaults defaults;
+    defaults.dotKernel = environment;
+    return std::string(kernelName(vkdml::detail::Access::plan(op).plan(device, options, defaults).back().kernel));
+  };
+  const std::string tiled = "convolution_integer_dot_xu8_wi8_i32", portable = "convolution_integer_xu8_wi8_i32_dot";
+  using vkdml::DotKernel;
+  const vkdml::DeviceInfo gpu = fullDevice();
+  vkdml::DeviceInfo cpu = gpu;
+  cpu.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  const Square layer(32, 256, 256, 56, 3), fewRows(1, 512, 512, 7, 3), narrow(4, 64, 32, 28, 3);
+  CHECK(kernel(layer, gpu, DotKernel::Auto) == tiled);
+  CHECK(kernel(fewRows, gpu, DotKernel::Auto) == portable);  // 49 rows
+  CHECK(kernel(narrow, gpu, DotKernel::Auto) == portable);   // 32 columns
+  CHECK(kernel(layer, cpu, DotKernel::Auto) == portable);
+  CHECK(kernel(layer, cpu, DotKernel::Tiled) == tiled);
+  CHECK(kernel(narrow, gpu, DotKernel::Tiled) == tiled);
+  CHECK(kernel(layer, gpu, DotKernel::Portable) == portable);
+  CHECK(kernel(layer, cpu, DotKernel::Auto, DotKernel::Tiled) == tiled);
+  CHECK(kernel(layer, gpu, DotKernel::Portable, DotKernel::Tiled) == portable);  // the option first
+  // Fewer than 16 columns take the portable kernel even when forced.
+  CHECK(kernel(Square(4, 32, 15, 28, 3), gpu, DotKernel::Tiled) == portable);
+  // A value out of the enum is refused; so is an unknown $VKDML_DOT_KERNEL.
+  vkdml::CompileOptions wrong;
+  wrong.dotKernel = static_cast<DotKernel>(7);
+  CHECK_THROWS_AS(test::device().compileOperator(test::device().createOperator(layer.desc()), wrong), vkdml::Error);
+  {
+    test::ScopedEnvironment environment("VKDML_DOT_KERNEL", "tiled");
+    CHECK(test::createDevice() != nullptr);
+  }
+  test::expectRefusedAtDeviceCreation("VKDML_DOT_KERNEL", "fast");
 }

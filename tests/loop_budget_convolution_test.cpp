@@ -18,16 +18,25 @@ using namespace test::planning;
 
 namespace {
 
-// The convolution paths each device has.
-std::vector<std::pair<vkdml::DeviceInfo, vkdml::ConvolutionPath>> convolutionTargets() {
+// The convolution paths each device has, the dot path with each kernel.
+struct Target {
+  vkdml::DeviceInfo device;
+  vkdml::ConvolutionPath path;
+  vkdml::DotKernel dot = vkdml::DotKernel::Auto;
+};
+std::vector<Target> convolutionTargets() {
   using P = vkdml::ConvolutionPath;
-  std::vector<std::pair<vkdml::DeviceInfo, P>> targets;
-  for (P path : {P::Portable, P::DotProduct, P::CooperativeMatrix, P::CooperativeMatrixEmulated})
-    targets.emplace_back(fullDevice(), path);
+  using D = vkdml::DotKernel;
+  std::vector<Target> targets;
+  for (P path : {P::Portable, P::CooperativeMatrix, P::CooperativeMatrixEmulated})
+    targets.push_back({fullDevice(), path});
   const vkdml::DeviceInfo& here = test::device().info();
-  targets.emplace_back(here, P::Portable);
-  if (here.integerDotProduct) targets.emplace_back(here, P::DotProduct);
-  if (test::convolutionPathUnsupported().empty()) targets.emplace_back(here, P::Auto);
+  for (D dot : {D::Portable, D::Tiled}) {
+    targets.push_back({fullDevice(), P::DotProduct, dot});
+    if (here.integerDotProduct) targets.push_back({here, P::DotProduct, dot});
+  }
+  targets.push_back({here, P::Portable});
+  if (test::convolutionPathUnsupported().empty()) targets.push_back({here, P::Auto});
   return targets;
 }
 
@@ -101,8 +110,8 @@ TEST_CASE("loop_budget: convolutions of ordinary shapes take one GEMM dispatch")
     const UINT out = (s.hw + 2 * s.pad - s.k) / s.stride + 1;
     Convolution conv({s.n, s.c, s.hw, s.hw}, {s.oc, s.c, s.k, s.k}, {s.n, s.oc, out, out}, 1, s.stride);
     conv.zeros[0] = conv.zeros[1] = s.pad;
-    for (const auto& [device, path] : convolutionTargets()) {
-      const std::vector<Dispatch> dispatches = planWithinBudget(conv.desc(), device, path);
+    for (const auto& [device, path, dot] : convolutionTargets()) {
+      const std::vector<Dispatch> dispatches = planWithinBudget(conv.desc(), device, path, dot);
       CHECK(gemmDispatches(dispatches) == 1);
       CHECK((dispatches.back().groups[1] == 1 || splitsK(dispatches.back())));
     }
@@ -188,21 +197,21 @@ TEST_CASE("convolution plan: cooperative matrices on a device of 64-lane subgrou
 TEST_CASE("loop_budget: convolutions at the extremes") {
   SUBCASE("K = 2^31 (M = N = 1): chunks of K over dispatches") {
     Convolution conv({1, 1u << 31, 1, 1}, {1, 1u << 31, 1, 1}, {1, 1, 1, 1}, 1);
-    for (const auto& [device, path] : convolutionTargets()) {
-      const std::vector<Dispatch> dispatches = planWithinBudget(conv.desc(), device, path);
+    for (const auto& [device, path, dot] : convolutionTargets()) {
+      const std::vector<Dispatch> dispatches = planWithinBudget(conv.desc(), device, path, dot);
       CHECK(gemmDispatches(dispatches) > 1);
     }
   }
   SUBCASE("2^31 tiles of one k (depthwise): rows of workgroups") {
     Convolution conv({1, 1u << 31, 1, 1}, {1u << 31, 1, 1, 1}, {1, 1u << 31, 1, 1}, 1u << 31);
-    for (const auto& [device, path] : convolutionTargets()) {
-      const std::vector<Dispatch> dispatches = planWithinBudget(conv.desc(), device, path);
+    for (const auto& [device, path, dot] : convolutionTargets()) {
+      const std::vector<Dispatch> dispatches = planWithinBudget(conv.desc(), device, path, dot);
       CHECK(dispatches.back().groups[1] > 1);
     }
   }
   SUBCASE("many tiles of a deep K") {
     Convolution conv({1, 1u << 15, 256, 256}, {16, 1u << 15, 1, 1}, {1, 16, 256, 256}, 1);
-    for (const auto& [device, path] : convolutionTargets()) planWithinBudget(conv.desc(), device, path);
+    for (const auto& [device, path, dot] : convolutionTargets()) planWithinBudget(conv.desc(), device, path, dot);
   }
 }
 
@@ -239,7 +248,7 @@ TEST_CASE("loop_budget: random convolutions near the limits, planned") {
       continue;
     }
     ++planned;
-    for (const auto& [device, path] : convolutionTargets()) planWithinBudget(conv.desc(), device, path);
+    for (const auto& [device, path, dot] : convolutionTargets()) planWithinBudget(conv.desc(), device, path, dot);
   }
   CHECK(planned >= 300);
   MESSAGE("planned " << planned << " of 600 random convolutions");

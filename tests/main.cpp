@@ -8,6 +8,8 @@
 // skip. --convolution-packing=0|b|ab|nhwc sets $VKDML_CONVOLUTION_PACKING:
 // which operands the cooperative-matrix GEMM takes packed (none, the filter,
 // both, the filter and the input channels-last).
+// --dot-kernel=portable|tiled sets $VKDML_DOT_KERNEL: the dot-product
+// path's kernel whatever the shape would choose.
 // --copy-path=kernel sets $VKDML_COPY_PATH: data movement through the copy
 // kernel where a CPU device would take transfer commands.
 #define DOCTEST_CONFIG_IMPLEMENT
@@ -29,12 +31,15 @@ int main(int argc, char** argv) {
     const char* option = "--convolution-path=";
     const char* packing = "--convolution-packing=";
     const char* copyPath = "--copy-path=";
+    const char* dotKernel = "--dot-kernel=";
     if (std::strncmp(argv[i], option, std::strlen(option)) == 0)
       setenv("VKDML_CONVOLUTION_PATH", argv[i] + std::strlen(option), 1);
     else if (std::strncmp(argv[i], packing, std::strlen(packing)) == 0)
       setenv("VKDML_CONVOLUTION_PACKING", argv[i] + std::strlen(packing), 1);
     else if (std::strncmp(argv[i], copyPath, std::strlen(copyPath)) == 0)
       setenv("VKDML_COPY_PATH", argv[i] + std::strlen(copyPath), 1);
+    else if (std::strncmp(argv[i], dotKernel, std::strlen(dotKernel)) == 0)
+      setenv("VKDML_DOT_KERNEL", argv[i] + std::strlen(dotKernel), 1);
     else
       args.push_back(argv[i]);
   }

@@ -58,12 +58,14 @@ inline vkdml::DeviceInfo fullDevice() {
 
 // Plans `desc` for `device` and checks every dispatch's modeled loop passes.
 inline std::vector<Dispatch> planWithinBudget(const DML_OPERATOR_DESC& desc, const vkdml::DeviceInfo& device,
-                                              vkdml::ConvolutionPath path = vkdml::ConvolutionPath::Auto) {
+                                              vkdml::ConvolutionPath path = vkdml::ConvolutionPath::Auto,
+                                              vkdml::DotKernel dotKernel = vkdml::DotKernel::Auto) {
   const std::string pathName = vkdml::toString(path);
-  INFO("device " << device.name << ", path " << pathName);
+  INFO("device " << device.name << ", path " << pathName << ", dot kernel " << static_cast<int>(dotKernel));
   const vkdml::Operator op = test::device().createOperator(desc);
   vkdml::CompileOptions options;
   options.convolutionPath = path;
+  options.dotKernel = dotKernel;
   const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(device, options, {});
   REQUIRE_FALSE(dispatches.empty());
   // The first dispatch of each kernel over the budget or outside Vulkan's least grid, if any.

@@ -226,6 +226,15 @@ enum class CopyPath {
   Kernel,  // "kernel": the copy kernel on every device
 };
 
+// Which kernel the dot-product convolution path runs.
+enum class DotKernel {
+  Auto,      // $VKDML_DOT_KERNEL when the Device was created, else by shape and device
+  Portable,  // the portable kernel's structure with packed dot products: any GEMM width
+  // Register tiles over both operands staged through shared memory: GEMMs of
+  // 16 or more columns per group (narrower ones take Portable).
+  Tiled,
+};
+
 struct CompileOptions {
   ConvolutionPath convolutionPath = ConvolutionPath::Auto;
   ConvolutionPacking convolutionPacking = ConvolutionPacking::Auto;
@@ -238,6 +247,8 @@ struct CompileOptions {
   // so that any device tests the kernel's code for other vendors' shapes),
   // coopmat only 16x16x32. The other paths ignore it.
   DeviceInfo::MatrixShape matrixShape{0, 0, 0};
+  // The dot-product path's kernel; the other paths ignore it.
+  DotKernel dotKernel = DotKernel::Auto;
 };
 
 struct BufferBinding {

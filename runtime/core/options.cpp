@@ -19,6 +19,7 @@ void checkCompileOptions(const char* op, const CompileOptions& options) {
   requireEnum(op, "CompileOptions.convolutionPacking", "ConvolutionPacking", options.convolutionPacking,
               ConvolutionPacking::ChannelsLast);
   requireEnum(op, "CompileOptions.copyPath", "CopyPath", options.copyPath, CopyPath::Kernel);
+  requireEnum(op, "CompileOptions.dotKernel", "DotKernel", options.dotKernel, DotKernel::Tiled);
 }
 
 }  // namespace detail

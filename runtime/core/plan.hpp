@@ -140,6 +140,7 @@ struct PlanDefaults {
   ConvolutionPath convolutionPath = ConvolutionPath::Auto;           // $VKDML_CONVOLUTION_PATH
   ConvolutionPacking convolutionPacking = ConvolutionPacking::Auto;  // $VKDML_CONVOLUTION_PACKING
   CopyPath copyPath = CopyPath::Auto;                                // $VKDML_COPY_PATH
+  DotKernel dotKernel = DotKernel::Auto;                             // $VKDML_DOT_KERNEL
   // The dot-product kernel's tile, BM, BN, BK, TM, TN ($VKDML_DOT_TILE);
   // BK 0: chosen; BM 0: all chosen.
   std::array<uint32_t, 5> dotTile{};

@@ -205,6 +205,17 @@ void convolutionDefaultsFromEnvironment(PlanDefaults& defaults) {
       throwInvalid("Device", "VKDML_CONVOLUTION_PATH",
                    concat("must be auto, portable, dot, coopmat, coopmat-emulated or coopmat-khr, not \"", env, "\""));
   }
+  if (const char* env = std::getenv("VKDML_DOT_KERNEL"); env && *env) {
+    const std::string value = env;
+    if (value == "auto")
+      defaults.dotKernel = DotKernel::Auto;
+    else if (value == "portable")
+      defaults.dotKernel = DotKernel::Portable;
+    else if (value == "tiled")
+      defaults.dotKernel = DotKernel::Tiled;
+    else
+      throwInvalid("Device", "VKDML_DOT_KERNEL", concat("must be auto, portable or tiled, not \"", value, "\""));
+  }
   if (const char* env = std::getenv("VKDML_DOT_TILE"); env && *env) {
     // BMxBNxBKxTMxTN, or BMxBNxTMxTN (BK chosen per shape).
     std::vector<uint32_t> v;

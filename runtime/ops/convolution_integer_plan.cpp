@@ -5,6 +5,7 @@
 // or on cooperative matrices by shaders/convolution_integer_coopmat.comp,
 // after shaders/convolution_integer_pack.comp where operands are packed.
 #include <algorithm>
+#include <cstdlib>
 
 #include "convolution_integer_plan.hpp"
 #include "core/fill.hpp"
@@ -169,6 +170,16 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   };
   const ConvolutionPath path = choosePath(options, defaults, device, p.M, p.groupOutputChannels, p.groupK,
                                           contiguousRows, fitsScratch(packedA + packedB));
+  // How the tiled kernels (cooperative-matrix and dot-product) read A.
+  if (contiguousRows) p.flags |= shader::INPUT_ROWS_CONTIGUOUS;
+  // Taps that never reach padding need no range checks: none start
+  // before 0, the last output's last tap lies before the end.
+  auto inRange = [](uint32_t size, uint32_t outSize, uint32_t kernel, uint32_t stride, uint32_t dilation,
+                    uint32_t pad) {
+    return pad == 0 && uint64_t(outSize - 1) * stride + uint64_t(kernel - 1) * dilation < size;
+  };
+  if (inRange(p.inputH, p.outputH, p.kernelH, p.strideY, p.dilationY, p.padY)) p.flags |= shader::TAPS_Y_IN_RANGE;
+  if (inRange(p.inputW, p.outputW, p.kernelW, p.strideX, p.dilationX, p.padX)) p.flags |= shader::TAPS_X_IN_RANGE;
   Dispatch d;
   if (path == ConvolutionPath::CooperativeMatrix || path == ConvolutionPath::CooperativeMatrixEmulated ||
       path == ConvolutionPath::CooperativeMatrixKHR) {
@@ -187,15 +198,6 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       nTiles = (p.groupOutputChannels + bn - 1) / bn;
       packedB = (Checked(groups) * nTiles * kTiles * (bn * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
     }
-    if (contiguousRows) p.flags |= shader::INPUT_ROWS_CONTIGUOUS;
-    // Taps that never reach padding need no range checks: none start
-    // before 0, the last output's last tap lies before the end.
-    auto inRange = [](uint32_t size, uint32_t outSize, uint32_t kernel, uint32_t stride, uint32_t dilation,
-                      uint32_t pad) {
-      return pad == 0 && uint64_t(outSize - 1) * stride + uint64_t(kernel - 1) * dilation < size;
-    };
-    if (inRange(p.inputH, p.outputH, p.kernelH, p.strideY, p.dilationY, p.padY)) p.flags |= shader::TAPS_Y_IN_RANGE;
-    if (inRange(p.inputW, p.outputW, p.kernelW, p.strideX, p.dilationX, p.padX)) p.flags |= shader::TAPS_X_IN_RANGE;
     if ((p.kernelW == 1 || p.filterStrides[3] == 1) && (p.kernelH == 1 || p.filterStrides[2] == p.kernelW) &&
         (p.groupChannels == 1 || p.filterStrides[1] == uint64_t(p.kernelH) * p.kernelW))
       p.flags |= shader::FILTER_K_CONTIGUOUS;
@@ -399,8 +401,12 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   // staged through shared memory (chooseDotTiles), its geometry folded
   // (specialization constants), for all but the narrowest GEMMs; else
   // convolution_integer.comp.
-  const bool dotKernel = path == ConvolutionPath::DotProduct && p.groupOutputChannels >= kDotMinColumns;
-  const TileShape t = dotKernel ? chooseDotTiles(p.M, p.groupOutputChannels, p.groupK, device, defaults)
+  const bool dotKernel =
+      path == ConvolutionPath::DotProduct &&
+      tiledDotKernel(options, defaults, device, p.M, p.groupOutputChannels, p.groupK, contiguousRows);
+  // Every tap of a quad of contiguous rows starts on a word boundary.
+  const bool wordTaps = contiguousRows && p.padX % 4 == 0 && (p.kernelW == 1 || uint64_t(p.dilationX) % 4 == 0);
+  const TileShape t = dotKernel ? chooseDotTiles(p.M, p.groupOutputChannels, p.groupK, device, defaults, wordTaps)
                                 : chooseTiles(p.M, p.groupOutputChannels, p.groupK, device);
   p.mTiles = (p.M + t.bm - 1) / t.bm;
   p.nTiles = (p.groupOutputChannels + t.bn - 1) / t.bn;
@@ -413,8 +419,9 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   if (dotKernel) {
     d.kernel = convolutionIntegerDotKernel(inputSigned, filterSigned, indexBits);
     using Dot = shader::ConvolutionIntegerDotConstants;
-    return chunkDispatches(d, p, splitGemm(dotLoops(t), p.tiles, kSteps, device), t.bk,
-                           tileConstants(t, withGeometry<Dot>(p)), &Dot::SPLIT, false);
+    Dot dc = tileConstants(t, withGeometry<Dot>(p));
+    if (const char* e = std::getenv("VKDML_DOT_EXPERIMENT")) dc.EXPERIMENT = uint32_t(std::atoi(e));
+    return chunkDispatches(d, p, splitGemm(dotLoops(t), p.tiles, kSteps, device), t.bk, dc, &Dot::SPLIT, false);
   }
   const bool dot = path == ConvolutionPath::DotProduct;
   d.kernel = convolutionIntegerKernel(inputSigned, filterSigned, indexBits, dot);

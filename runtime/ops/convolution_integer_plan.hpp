@@ -39,10 +39,16 @@ TileShape chooseTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& de
 // invocation a gather per dot product, and run convolution_integer.comp
 // with dot products instead, whose tiles go down to one column.
 constexpr uint32_t kDotMinColumns = 16;
+// Whether the dot-product path runs it (CompileOptions::dotKernel, else
+// $VKDML_DOT_KERNEL, else by shape and device).
+bool tiledDotKernel(const CompileOptions& options, const PlanDefaults& defaults, const DeviceInfo& device, uint32_t M,
+                    uint32_t Ng, uint32_t Kg, bool contiguousRows);
 // Its tile: $VKDML_DOT_TILE where set (defaults.dotTile), else chosen for
-// the shape and the device; BK where the default leaves it 0. Throws
-// Unsupported where the set tile does not fit the device.
-TileShape chooseDotTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& device, const PlanDefaults& defaults);
+// the shape, the device and whether each tap of 4 rows of A is one aligned
+// word (wordTaps); BK where the default leaves it 0. Throws Unsupported
+// where the set tile does not fit the device.
+TileShape chooseDotTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& device, const PlanDefaults& defaults,
+                         bool wordTaps);
 // Why a tile is not one the kernel takes (its divisibility rules), or empty.
 std::string dotTileInvalid(const TileShape& t);
 constexpr uint32_t dotSharedBytes(const TileShape& t) {

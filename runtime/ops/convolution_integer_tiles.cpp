@@ -77,7 +77,22 @@ uint32_t dotDepth(TileShape t, uint32_t Kg, uint32_t shared) {
 }
 }  // namespace
 
-TileShape chooseDotTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& device, const PlanDefaults& defaults) {
+// Auto, as measured on ResNet-50's layers (bench/results/dot_path.md): on
+// GPUs, GEMMs of at least 64 columns and a whole tile of rows (for fewer
+// rows the portable kernel's K split keeps more of the GPU busy), where A
+// comes as words (contiguous rows) or K is deep (a stem's 147 gathered k
+// spend a tile staging); on CPU devices (lavapipe) the portable structure,
+// whose pipelines do not depend on the geometry.
+bool tiledDotKernel(const CompileOptions& options, const PlanDefaults& defaults, const DeviceInfo& device, uint32_t M,
+                    uint32_t Ng, uint32_t Kg, bool contiguousRows) {
+  if (Ng < kDotMinColumns) return false;
+  const DotKernel kernel = options.dotKernel != DotKernel::Auto ? options.dotKernel : defaults.dotKernel;
+  if (kernel != DotKernel::Auto) return kernel == DotKernel::Tiled;
+  return device.type != VK_PHYSICAL_DEVICE_TYPE_CPU && Ng >= 64 && M >= 128 && (contiguousRows || Kg >= 256);
+}
+
+TileShape chooseDotTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& device, const PlanDefaults& defaults,
+                         bool wordTaps) {
   const uint32_t shared = device.maxComputeSharedMemorySize ? device.maxComputeSharedMemorySize : 16384;
   if (defaults.dotTile[0] != 0) {
     TileShape t{defaults.dotTile[0], defaults.dotTile[1], defaults.dotTile[2], defaults.dotTile[3],
@@ -89,6 +104,11 @@ TileShape chooseDotTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo&
                               " bytes of shared memory; ", device.name, " has ", shared));
     return t;
   }
+  // Where A costs more than a word per k and 4 rows (gathered, or taps
+  // shifted off word boundaries), 256 columns of 8x16, 64 deep, stage it
+  // once for twice the columns.
+  const TileShape wide{128, 256, 64, 8, 16};
+  if (!wordTaps && Ng > 128 && M >= wide.bm && dotSharedBytes(wide) <= shared) return wide;
   struct Shape {
     uint32_t bn, wn, tn, wm, tm;
   };

@@ -1,18 +1,6 @@
 // convolution_integer_coopmat.comp: staging A, the im2col matrix, gathered
 // from the input (stage.glsl describes the quads).
 
-// The 4x4 byte transpose that turns 4 k-rows of 4 m (byte j of word i is
-// (k i, m j)) into 4 m-rows of 4 k, in two rounds of 8- then 16-bit interleaves.
-uvec4 transposeBytes(uvec4 w) {
-  const uint lo = 0x00FF00FFu, hi = 0xFF00FF00u;
-  const uint t0 = (w.x & lo) | ((w.y & lo) << 8);  // (k0,m0) (k1,m0) (k0,m2) (k1,m2)
-  const uint t1 = ((w.x & hi) >> 8) | (w.y & hi);  // (k0,m1) (k1,m1) (k0,m3) (k1,m3)
-  const uint t2 = (w.z & lo) | ((w.w & lo) << 8);  // likewise for k2, k3
-  const uint t3 = ((w.z & hi) >> 8) | (w.w & hi);
-  return uvec4((t0 & 0xFFFFu) | (t2 << 16), (t1 & 0xFFFFu) | (t3 << 16), (t0 >> 16) | (t2 & 0xFFFF0000u),
-               (t1 >> 16) | (t3 & 0xFFFF0000u));
-}
-
 // k i of A quad q, at (c, ky, kx): the tap's offset from the quad's
 // pixelBase is the same for its 4 rows.
 void loadAK(uint q, uint i, uint c, uint ky, uint kx) {
