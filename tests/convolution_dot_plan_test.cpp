@@ -60,9 +60,11 @@ TEST_CASE("convolution plan: the dot kernel's tiles") {
   // A of word taps (1x1): 128 columns of 8x8 per invocation, 32 deep.
   CHECK(planned(Square(8, 512, 512, 32, 1), gpu) == Tile{256, 128, 128, 32, 8, 8});
   // Taps off word boundaries (padding 1): 256 columns of 8x16, 64 deep,
-  // where they fit; 128 columns for 128 output channels.
+  // where they fit and leave 512 tiles or more (784 here); 128 columns for
+  // 128 output channels or fewer tiles (49 here).
   CHECK(planned(Square(32, 256, 256, 56, 3), gpu) == Tile{256, 128, 256, 64, 8, 16});
   CHECK(planned(Square(32, 128, 128, 56, 3), gpu) == Tile{256, 128, 128, 32, 8, 8});
+  CHECK(planned(Square(32, 256, 256, 14, 3), gpu) == Tile{256, 128, 128, 32, 8, 8});
   // Narrower GEMMs: narrower tiles with more rows, 256 invocations each.
   CHECK(planned(Square(4, 64, 64, 28, 3), gpu) == Tile{256, 128, 64, 32, 8, 4});
   CHECK(planned(Square(4, 64, 20, 28, 3), gpu) == Tile{256, 128, 32, 32, 4, 4});

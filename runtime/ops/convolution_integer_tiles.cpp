@@ -63,6 +63,7 @@ TileShape chooseTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& de
 namespace {
 constexpr uint32_t kDotMinWorkgroup = 64;
 constexpr uint32_t kDotMaxItems = 1;
+constexpr uint64_t kDotWideMinTiles = 512;
 
 uint32_t dotDepth(TileShape t, uint32_t Kg, uint32_t shared) {
   auto padded = [&](uint32_t bk) { return (uint64_t(Kg) + bk - 1) / bk * bk; };
@@ -106,9 +107,12 @@ TileShape chooseDotTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo&
   }
   // Where A costs more than a word per k and 4 rows (gathered, or taps
   // shifted off word boundaries), 256 columns of 8x16, 64 deep, stage it
-  // once for twice the columns.
+  // once for twice the columns, if that leaves enough tiles to fill a large
+  // GPU several times over (a layer of 49 such tiles ran slower than with
+  // 128 columns on the H100).
   const TileShape wide{128, 256, 64, 8, 16};
-  if (!wordTaps && Ng > 128 && M >= wide.bm && dotSharedBytes(wide) <= shared) return wide;
+  const uint64_t wideTiles = (uint64_t(M) + wide.bm - 1) / wide.bm * ((uint64_t(Ng) + wide.bn - 1) / wide.bn);
+  if (!wordTaps && Ng > 128 && wideTiles >= kDotWideMinTiles && dotSharedBytes(wide) <= shared) return wide;
   struct Shape {
     uint32_t bn, wn, tn, wm, tm;
   };
