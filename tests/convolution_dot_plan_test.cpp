@@ -138,9 +138,10 @@ TEST_CASE("convolution plan: $VKDML_DOT_TILE sets the dot kernel's tile") {
     test::expectRefusedAtDeviceCreation("VKDML_DOT_TILE", wrong);
 }
 
-// Which kernel the dot path runs: Auto takes the tiled one on GPUs for GEMMs
-// of 64 or more columns and a whole tile of rows, the portable one on CPU
-// devices; CompileOptions::dotKernel and $VKDML_DOT_KERNEL force either.
+// Which kernel the dot path runs: Auto takes the tiled one for GEMMs of 64
+// or more columns, a whole tile of rows and K of 256 or more, or on GPUs
+// for contiguous rows at any K; CompileOptions::dotKernel and
+// $VKDML_DOT_KERNEL force either.
 TEST_CASE("convolution plan: the dot path's kernel") {
   auto kernel = [](const Square& s, const vkdml::DeviceInfo& device, vkdml::DotKernel option,
                    vkdml::DotKernel environment = vkdml::DotKernel::Auto) {
@@ -158,14 +159,17 @@ TEST_CASE("convolution plan: the dot path's kernel") {
   vkdml::DeviceInfo cpu = gpu;
   cpu.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
   const Square layer(32, 256, 256, 56, 3), fewRows(1, 512, 512, 7, 3), narrow(4, 64, 32, 28, 3);
+  const Square shallow(1, 64, 256, 28, 1);  // K = 64, contiguous rows
   CHECK(kernel(layer, gpu, DotKernel::Auto) == tiled);
   CHECK(kernel(fewRows, gpu, DotKernel::Auto) == portable);  // 49 rows
   CHECK(kernel(narrow, gpu, DotKernel::Auto) == portable);   // 32 columns
-  CHECK(kernel(layer, cpu, DotKernel::Auto) == portable);
-  CHECK(kernel(layer, cpu, DotKernel::Tiled) == tiled);
+  CHECK(kernel(shallow, gpu, DotKernel::Auto) == tiled);
+  CHECK(kernel(layer, cpu, DotKernel::Auto) == tiled);
+  CHECK(kernel(shallow, cpu, DotKernel::Auto) == portable);
+  CHECK(kernel(shallow, cpu, DotKernel::Tiled) == tiled);
   CHECK(kernel(narrow, gpu, DotKernel::Tiled) == tiled);
   CHECK(kernel(layer, gpu, DotKernel::Portable) == portable);
-  CHECK(kernel(layer, cpu, DotKernel::Auto, DotKernel::Tiled) == tiled);
+  CHECK(kernel(shallow, cpu, DotKernel::Auto, DotKernel::Tiled) == tiled);
   CHECK(kernel(layer, gpu, DotKernel::Portable, DotKernel::Tiled) == portable);  // the option first
   // Fewer than 16 columns take the portable kernel even when forced.
   CHECK(kernel(Square(4, 32, 15, 28, 3), gpu, DotKernel::Tiled) == portable);

@@ -78,18 +78,19 @@ uint32_t dotDepth(TileShape t, uint32_t Kg, uint32_t shared) {
 }
 }  // namespace
 
-// Auto, as measured on ResNet-50's layers (bench/results/dot_path.md): on
-// GPUs, GEMMs of at least 64 columns and a whole tile of rows (for fewer
-// rows the portable kernel's K split keeps more of the GPU busy), where A
-// comes as words (contiguous rows) or K is deep (a stem's 147 gathered k
-// spend a tile staging); on CPU devices (lavapipe) the portable structure,
-// whose pipelines do not depend on the geometry.
+// Auto, as measured on ResNet-50's layers (bench/results/dot_path.md):
+// GEMMs of at least 64 columns and a whole tile of rows (for fewer rows the
+// portable kernel's K split keeps more of the GPU busy) whose K is 256 or
+// deeper (a stem's 147 gathered k spend a tile staging), or on GPUs whose
+// A comes as words (contiguous rows; lavapipe ran K = 64 faster on the
+// portable kernel).
 bool tiledDotKernel(const CompileOptions& options, const PlanDefaults& defaults, const DeviceInfo& device, uint32_t M,
                     uint32_t Ng, uint32_t Kg, bool contiguousRows) {
   if (Ng < kDotMinColumns) return false;
   const DotKernel kernel = options.dotKernel != DotKernel::Auto ? options.dotKernel : defaults.dotKernel;
   if (kernel != DotKernel::Auto) return kernel == DotKernel::Tiled;
-  return device.type != VK_PHYSICAL_DEVICE_TYPE_CPU && Ng >= 64 && M >= 128 && (contiguousRows || Kg >= 256);
+  const bool gpu = device.type != VK_PHYSICAL_DEVICE_TYPE_CPU;
+  return Ng >= 64 && M >= 128 && (Kg >= 256 || (contiguousRows && gpu));
 }
 
 TileShape chooseDotTiles(uint32_t M, uint32_t Ng, uint32_t Kg, const DeviceInfo& device, const PlanDefaults& defaults,
