@@ -72,6 +72,10 @@ class Decoder {
                                  : b < 240 ? P::DotProduct
                                  : b < 252 ? P::CooperativeMatrix
                                            : static_cast<P>(r_.pick<int>({-1, 6, 1000, INT_MIN}));
+    // The dot path's tiled kernel, which Auto gives only GEMMs larger than
+    // most cases here, on half of the dot-path cases.
+    c_.options.dotKernel =
+        c_.options.convolutionPath == P::DotProduct && (b & 1) ? vkdml::DotKernel::Tiled : vkdml::DotKernel::Auto;
   }
 
   void bindCalls() {

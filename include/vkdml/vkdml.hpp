@@ -100,8 +100,8 @@ struct DeviceInfo {
   uint32_t vendorId = 0;
   uint32_t apiVersion = 0;
   VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
-  // VkPhysicalDeviceDriverProperties (Vulkan 1.2; unknown, 0 and empty below
-  // it): the CPU plans differ by driver. Mesa's driverVersion is
+  // VkPhysicalDeviceDriverProperties (Vulkan 1.2 or VK_KHR_driver_properties;
+  // unknown, 0 and empty without either): the CPU plans differ by driver. Mesa's driverVersion is
   // VK_MAKE_VERSION(major, minor, patch); driver is driverName and driverInfo
   // ("llvmpipe Mesa 25.0.7 (LLVM 15.0.6)").
   VkDriverId driverId = VkDriverId(0);

@@ -32,6 +32,7 @@ struct OptionalExtensions {
   bool subgroupSizeControl = false;
   bool pipelineStatistics = false;    // where asked for (Impl::wantPipelineStatistics)
   bool maintenance4 = false;          // its properties are read (maxBufferSize); nothing is enabled
+  bool driverProperties = false;      // likewise (the driver's name and id)
   std::vector<const char*> toEnable;  // the extensions that provide them below the core version
 };
 
@@ -52,6 +53,8 @@ OptionalExtensions optionalExtensions(VkPhysicalDevice physicalDevice, uint32_t 
   if (statistics)
     o.pipelineStatistics = byVersionOrExtension(~0u, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   o.maintenance4 = apiVersion >= VK_API_VERSION_1_3 || hasExtension(available, VK_KHR_MAINTENANCE_4_EXTENSION_NAME);
+  o.driverProperties =
+      apiVersion >= VK_API_VERSION_1_2 || hasExtension(available, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
   return o;
 }
 
@@ -166,7 +169,7 @@ void readInfo(Device::Impl& d) {
     tail = &maintenance4.pNext;
   }
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
-  const bool hasDriver = properties.properties.apiVersion >= VK_API_VERSION_1_2;
+  const bool hasDriver = has.driverProperties;
   if (hasDriver) *tail = &driver;
   vkGetPhysicalDeviceProperties2(d.physicalDevice, &properties);
   d.properties = properties.properties;
