@@ -5,7 +5,6 @@
 // or on cooperative matrices by shaders/convolution_integer_coopmat.comp,
 // after shaders/convolution_integer_pack.comp where operands are packed.
 #include <algorithm>
-#include <cstdlib>
 
 #include "convolution_integer_plan.hpp"
 #include "core/fill.hpp"
@@ -419,8 +418,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   if (dotKernel) {
     d.kernel = convolutionIntegerDotKernel(inputSigned, filterSigned, indexBits);
     using Dot = shader::ConvolutionIntegerDotConstants;
-    Dot dc = tileConstants(t, withGeometry<Dot>(p));
-    if (const char* e = std::getenv("VKDML_DOT_EXPERIMENT")) dc.EXPERIMENT = uint32_t(std::atoi(e));
+    const Dot dc = tileConstants(t, withGeometry<Dot>(p));
     return chunkDispatches(d, p, splitGemm(dotLoops(t), p.tiles, kSteps, device), t.bk, dc, &Dot::SPLIT, false);
   }
   const bool dot = path == ConvolutionPath::DotProduct;

@@ -106,8 +106,7 @@ const uint K_SPLIT = 16384u;
   X(TM, 4, uint, 8)                     /* a multiple of 4 */      \
   X(TN, 5, uint, 8)                     /* a multiple of 4 */      \
   X(SPLIT, 6, uint, 0)                  /* the flags of SPLIT_FLAGS */  \
-  VKDML_CONVOLUTION_GEOMETRY(X, 7)                                 \
-  X(EXPERIMENT, 16, uint, 0)
+  VKDML_CONVOLUTION_GEOMETRY(X, 7)
 #define VKDML_DOT_SHARED_BYTES(bm, bn, bk) (2u * ((bm) + (bn)) * (bk))
 
 // The geometry and the flags that the cooperative-matrix and dot-product kernels fold.
