@@ -411,9 +411,6 @@ Outcome Run::go() {
   return Outcome::Executed;
 }
 
-const char* const kTypeNames[] = {"UNKNOWN", "FLOAT32", "FLOAT16", "UINT32",  "UINT16", "UINT8",
-                                  "INT32",   "INT16",   "INT8",    "FLOAT64", "UINT64", "INT64"};
-
 // Each slot's tensor: type, sizes, strides (given or packed), total bytes, alignment.
 std::string Run::describe() const {
   std::string text = c_.options.convolutionPath == vkdml::ConvolutionPath::Auto
@@ -422,7 +419,11 @@ std::string Run::describe() const {
   for (size_t slot = 0; slot < slots(); ++slot) {
     if (!layouts_[slot]) continue;
     const Layout& t = *layouts_[slot];
-    text += str("  ", slotName(slot), ": ", kTypeNames[t.dataType], ", sizes {");
+    // The raw bits may name no type (decode.cpp).
+    const std::string type = t.dataType <= DML_TENSOR_DATA_TYPE_INT64
+                                 ? vkdml::toString(static_cast<DML_TENSOR_DATA_TYPE>(t.dataType))
+                                 : str("data type ", t.dataType);
+    text += str("  ", slotName(slot), ": ", type, ", sizes {");
     for (uint32_t d = 0; d < t.rank; ++d) text += str(d ? "," : "", t.sizes[d]);
     text += "}, strides {";
     for (uint32_t d = 0; d < t.rank; ++d) text += str(d ? "," : "", t.strides[d]);

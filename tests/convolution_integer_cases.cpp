@@ -14,8 +14,8 @@ std::string describe(const Case& c) {
     for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
     return s + "}";
   };
-  return "input " + l(c.input) + " " + test::typeName(c.inputType) + ", filter " + l(c.filter) + " " +
-         test::typeName(c.filterType) + ", strides " + l(c.strides) + ", dilations " + l(c.dilations) + ", pads " +
+  return "input " + l(c.input) + " " + vkdml::toString(c.inputType) + ", filter " + l(c.filter) + " " +
+         vkdml::toString(c.filterType) + ", strides " + l(c.strides) + ", dilations " + l(c.dilations) + ", pads " +
          l(c.startPadding) + l(c.endPadding) + ", groups " + std::to_string(c.groups) + ", zero points " +
          std::to_string(int(c.inputZeroPoint)) + "/" + std::to_string(int(c.filterZeroPoint)) +
          (c.strided ? ", strided" : "") + (c.inputStrides.empty() ? "" : ", input strides " + l(c.inputStrides)) +

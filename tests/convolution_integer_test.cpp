@@ -313,10 +313,10 @@ TEST_CASE("convolution_integer: extreme values and zero points at the ends of th
                               {U8, 255, 0, I8, -128, 127},    {I8, -128, 127, U8, 0, 255},
                               {U8, 255, 255, I8, 127, -128}};
   for (const Extreme& e : extremes) {
-    CAPTURE(std::string(test::typeName(e.xType)));
+    CAPTURE(std::string(vkdml::toString(e.xType)));
     CAPTURE(e.x);
     CAPTURE(e.xz);
-    CAPTURE(std::string(test::typeName(e.wType)));
+    CAPTURE(std::string(vkdml::toString(e.wType)));
     CAPTURE(e.w);
     CAPTURE(e.wz);
     Conv conv{{1, 1}, {1, 1}, {1, 2}, {2, 1}, 1};

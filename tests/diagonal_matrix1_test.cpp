@@ -118,7 +118,7 @@ TEST_CASE("diagonal_matrix1: random bands over every type, rank 2 to 4, with and
   for (auto type : test::allTypes())
     for (uint32_t rank = 2; rank <= 4; ++rank)
       for (int trial = 0; trial < 4; ++trial) {
-        CAPTURE(test::typeName(type));
+        CAPTURE(vkdml::toString(type));
         CAPTURE(rank);
         std::vector<uint32_t> sizes = test::randomSizes(rng, rank, 600);
         bool withInput = trial % 2 == 0, strided = trial >= 2;
@@ -145,7 +145,7 @@ TEST_CASE("diagonal_matrix1: wide rows, 4- and 8-byte elements, padded outer str
     const uint32_t es = DMLElementSizeInBytes(type);
     if (es < 4) continue;
     for (int trial = 0; trial < 6; ++trial) {
-      CAPTURE(test::typeName(type));
+      CAPTURE(vkdml::toString(type));
       CAPTURE(trial);
       const uint32_t b = test::uniform(rng, 1, 3), h = test::uniform(rng, 3, 40), w = test::uniform(rng, 32, 100);
       const uint32_t pad = trial % 3 == 0 ? 0 : test::uniform(rng, 1, 9);
@@ -170,7 +170,7 @@ TEST_CASE("diagonal_matrix1: rows of one element, padded (a CPU device fills ele
     for (const auto& [sizes, strides] : {std::pair<std::vector<uint32_t>, std::vector<uint32_t>>{{227, 1}, {4, 1}},
                                          {{3, 300, 1}, {900, 3, 1}},
                                          {{2, 64, 32}, {64 * 40, 40, 1}}}) {
-      CAPTURE(test::typeName(type));
+      CAPTURE(vkdml::toString(type));
       CAPTURE(sizes[0]);
       Tensor output(type, sizes, strides), input(type, sizes, strides);
       output.randomize(rng);
@@ -233,7 +233,7 @@ TEST_CASE("diagonal_matrix1: Begin and End across the whole INT32 range, inverte
 
 TEST_CASE("diagonal_matrix1: masked positions are exactly Value where the input holds NaN or infinity") {
   for (auto type : {DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT64}) {
-    CAPTURE(test::typeName(type));
+    CAPTURE(vkdml::toString(type));
     Tensor input(type, {2, 6, 6});
     const double specials[] = {std::nan(""), INFINITY, -INFINITY, -0.0};
     for (uint64_t i = 0; i < input.elementCount(); ++i) input.set(i, test::bitsOf(type, specials[i % 4]));

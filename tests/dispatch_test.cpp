@@ -189,6 +189,24 @@ TEST_CASE("dispatch: every ONNX conformance case as a model gives the expected o
   CHECK(count >= 42);
 }
 
+TEST_CASE("dispatch: data type names are vkdml::toString's, with or without DirectML's prefix") {
+  const std::pair<DML_TENSOR_DATA_TYPE, const char*> names[] = {
+      {DML_TENSOR_DATA_TYPE_UNKNOWN, "UNKNOWN"}, {DML_TENSOR_DATA_TYPE_FLOAT32, "FLOAT32"},
+      {DML_TENSOR_DATA_TYPE_FLOAT16, "FLOAT16"}, {DML_TENSOR_DATA_TYPE_UINT32, "UINT32"},
+      {DML_TENSOR_DATA_TYPE_UINT16, "UINT16"},   {DML_TENSOR_DATA_TYPE_UINT8, "UINT8"},
+      {DML_TENSOR_DATA_TYPE_INT32, "INT32"},     {DML_TENSOR_DATA_TYPE_INT16, "INT16"},
+      {DML_TENSOR_DATA_TYPE_INT8, "INT8"},       {DML_TENSOR_DATA_TYPE_FLOAT64, "FLOAT64"},
+      {DML_TENSOR_DATA_TYPE_UINT64, "UINT64"},   {DML_TENSOR_DATA_TYPE_INT64, "INT64"}};
+  for (const auto& [type, name] : names) {
+    CAPTURE(name);
+    CHECK(std::string(vkdml::toString(type)) == name);
+    CHECK(dispatch::dataTypeFromName(name) == type);
+    CHECK(dispatch::dataTypeFromName(std::string("DML_TENSOR_DATA_TYPE_") + name) == type);
+  }
+  CHECK_FALSE(dispatch::dataTypeFromName("UINT4").has_value());
+  CHECK_FALSE(dispatch::dataTypeFromName("float32").has_value());  // case-sensitive, as DxDispatch's strcmp
+}
+
 TEST_CASE("dispatch: FLOAT16 values convert as DxDispatch's half.hpp does (truncation)") {
   // Measured with DxDispatch's vendored half.hpp (HALF_ROUND_STYLE -1).
   const std::pair<double, uint16_t> cases[] = {{0.1, 0x2E66},     {1.0 / 3, 0x3555}, {2051, 0x6801},   {65519, 0x7BFF},

@@ -115,7 +115,7 @@ TEST_CASE("join: random joins of every type and rank, packed") {
   std::mt19937_64 rng(63);
   for (auto type : test::allTypes())
     for (uint32_t rank = 1; rank <= 8; ++rank) {
-      CAPTURE(test::typeName(type));
+      CAPTURE(vkdml::toString(type));
       CAPTURE(rank);
       randomJoin(rng, type, rank, test::uniform(rng, 1, 4), 800, false);
     }
@@ -125,7 +125,7 @@ TEST_CASE("join: random joins of every type and rank, strided and broadcast inpu
   std::mt19937_64 rng(64);
   for (auto type : test::allTypes())
     for (uint32_t rank = 1; rank <= 8; ++rank) {
-      CAPTURE(test::typeName(type));
+      CAPTURE(vkdml::toString(type));
       CAPTURE(rank);
       randomJoin(rng, type, rank, test::uniform(rng, 1, 4), 800, true);
     }
@@ -135,7 +135,7 @@ TEST_CASE("join: 70 inputs in one operator") {
   std::mt19937_64 rng(70);
   for (auto type : {DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_INT64, DML_TENSOR_DATA_TYPE_UINT8})
     for (bool strided : {false, true}) {
-      CAPTURE(test::typeName(type));
+      CAPTURE(vkdml::toString(type));
       randomJoin(rng, type, 3, 70, 60, strided);
     }
 }

@@ -163,7 +163,7 @@ void randomScatter(std::mt19937_64& rng, DML_TENSOR_DATA_TYPE type, DML_TENSOR_D
 
 TEST_CASE("scatter_nd: worked example from the DirectML page, every index type") {
   for (auto indexType : kIndexTypes) {
-    CAPTURE(std::string(test::typeName(indexType)));
+    CAPTURE(std::string(vkdml::toString(indexType)));
     // The page's {8} input and {4} updates, padded to the indices' DimensionCount 2.
     Tensor input = values(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 8}, {1, 2, 3, 4, 5, 6, 7, 8});
     Tensor indices = indexTensor(indexType, {4, 1}, {4, 3, 1, 7});
@@ -199,8 +199,8 @@ TEST_CASE("scatter_nd: random element and slice scatters, every type, index type
   for (auto type : test::allTypes())
     for (auto indexType : kIndexTypes)
       for (uint32_t rank = 1; rank <= 8; ++rank) {
-        CAPTURE(std::string(test::typeName(type)));
-        CAPTURE(std::string(test::typeName(indexType)));
+        CAPTURE(std::string(vkdml::toString(type)));
+        CAPTURE(std::string(vkdml::toString(indexType)));
         CAPTURE(rank);
         randomScatter(rng, type, indexType, rank, false);
       }
@@ -211,8 +211,8 @@ TEST_CASE("scatter_nd: random scatters with strided and broadcast tensors") {
   for (auto type : test::allTypes())
     for (auto indexType : kIndexTypes)
       for (uint32_t rank = 1; rank <= 8; ++rank) {
-        CAPTURE(std::string(test::typeName(type)));
-        CAPTURE(std::string(test::typeName(indexType)));
+        CAPTURE(std::string(vkdml::toString(type)));
+        CAPTURE(std::string(vkdml::toString(indexType)));
         CAPTURE(rank);
         randomScatter(rng, type, indexType, rank, true);
       }
@@ -220,7 +220,7 @@ TEST_CASE("scatter_nd: random scatters with strided and broadcast tensors") {
 
 TEST_CASE("scatter_nd: negative indices count from the end of their dimension") {
   for (auto indexType : {DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_INT64}) {
-    CAPTURE(std::string(test::typeName(indexType)));
+    CAPTURE(std::string(vkdml::toString(indexType)));
     Tensor input = values(DML_TENSOR_DATA_TYPE_INT16, {3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
     Tensor indices = indexTensor(indexType, {3, 2}, {-1, -1, -3, 1, 1, -4});  // (2,3), (0,1), (1,0)
     Tensor updates = values(DML_TENSOR_DATA_TYPE_INT16, {1, 3}, {-5, -6, -7});
@@ -255,7 +255,7 @@ TEST_CASE("scatter_nd: out-of-range indices are clamped per coordinate, never wr
                         Case{DML_TENSOR_DATA_TYPE_INT64, signed64, expectSigned},
                         Case{DML_TENSOR_DATA_TYPE_UINT32, unsigned32, expectUnsigned},
                         Case{DML_TENSOR_DATA_TYPE_UINT64, unsigned64, expectUnsigned}}) {
-    CAPTURE(std::string(test::typeName(c.type)));
+    CAPTURE(std::string(vkdml::toString(c.type)));
     Tensor input(DML_TENSOR_DATA_TYPE_FLOAT64, {4, 5});
     Tensor indices = indexTensor(c.type, {5, 2}, c.indices);
     Tensor updates = values(DML_TENSOR_DATA_TYPE_FLOAT64, {1, 5}, {1, 2, 3, 4, 5});
@@ -365,7 +365,7 @@ TEST_CASE("scatter_nd: long slices: the copy skips those the updates overwrite")
   for (auto type : test::allTypes())
     for (bool strided : {false, true})
       for (bool longSlices : {true, false}) {
-        CAPTURE(std::string(test::typeName(type)));
+        CAPTURE(std::string(vkdml::toString(type)));
         CAPTURE(strided);
         CAPTURE(longSlices);
         const uint32_t elementSize = DMLElementSizeInBytes(type);

@@ -53,7 +53,7 @@ TEST_CASE("scatter_nd: validation rules") {
     for (auto type : {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_UINT8}) {
       Tensor idx(type, {1, 3, 1});
       test::expectInvalid(s.make(input, idx, updates, output, 2, 2), "IndicesTensor.DataType",
-                          {test::typeName(type), "UINT32, INT32, UINT64, INT64"});
+                          {vkdml::toString(type), "UINT32, INT32, UINT64, INT64"});
     }
   }
   SUBCASE("the output has the input's sizes") {

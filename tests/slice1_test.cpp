@@ -80,7 +80,7 @@ TEST_CASE("slice1: random windows, negative strides and strided tensors, every t
   for (auto type : test::allTypes()) {
     for (uint32_t rank = 1; rank <= 8; ++rank) {
       for (int trial = 0; trial < 3; ++trial) {
-        CAPTURE(test::typeName(type));
+        CAPTURE(vkdml::toString(type));
         CAPTURE(rank);
         CAPTURE(trial);
         std::vector<uint32_t> inSizes = test::randomSizes(rng, rank, 3000);

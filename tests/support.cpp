@@ -412,7 +412,7 @@ void expectSameElements(const Tensor& actual, const Tensor& expected) {
         rest /= expected.sizes[d];
       }
       for (size_t d = 0; d < coordinate.size(); ++d) where << (d ? "," : "") << coordinate[d];
-      FAIL_CHECK("element [" << where.str() << "] (" << typeName(expected.type) << "): got 0x" << std::hex << a
+      FAIL_CHECK("element [" << where.str() << "] (" << vkdml::toString(expected.type) << "): got 0x" << std::hex << a
                              << ", expected 0x" << e);
     }
   }
@@ -430,38 +430,9 @@ const std::vector<DML_TENSOR_DATA_TYPE>& allTypes() {
   return types;
 }
 
-const char* typeName(DML_TENSOR_DATA_TYPE type) {
-  switch (type) {
-    case DML_TENSOR_DATA_TYPE_FLOAT32:
-      return "FLOAT32";
-    case DML_TENSOR_DATA_TYPE_FLOAT16:
-      return "FLOAT16";
-    case DML_TENSOR_DATA_TYPE_UINT32:
-      return "UINT32";
-    case DML_TENSOR_DATA_TYPE_UINT16:
-      return "UINT16";
-    case DML_TENSOR_DATA_TYPE_UINT8:
-      return "UINT8";
-    case DML_TENSOR_DATA_TYPE_INT32:
-      return "INT32";
-    case DML_TENSOR_DATA_TYPE_INT16:
-      return "INT16";
-    case DML_TENSOR_DATA_TYPE_INT8:
-      return "INT8";
-    case DML_TENSOR_DATA_TYPE_FLOAT64:
-      return "FLOAT64";
-    case DML_TENSOR_DATA_TYPE_UINT64:
-      return "UINT64";
-    case DML_TENSOR_DATA_TYPE_INT64:
-      return "INT64";
-    default:
-      return "UNKNOWN";
-  }
-}
-
 DML_TENSOR_DATA_TYPE typeFromName(const std::string& name) {
   for (auto t : allTypes())
-    if (name == typeName(t)) return t;
+    if (name == vkdml::toString(t)) return t;
   throw std::runtime_error("unknown data type " + name);
 }
 

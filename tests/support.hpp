@@ -130,7 +130,6 @@ void expectSameElements(const Tensor& actual, const Tensor& expected);
 
 // All eleven data types, and the four element sizes.
 const std::vector<DML_TENSOR_DATA_TYPE>& allTypes();
-const char* typeName(DML_TENSOR_DATA_TYPE type);
 DML_TENSOR_DATA_TYPE typeFromName(const std::string& name);
 
 // IEEE binary16 from a double that binary16 represents exactly (or rounds).

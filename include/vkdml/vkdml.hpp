@@ -148,6 +148,11 @@ struct DeviceInfo {
   bool pipelineCacheLoaded = false;  // DeviceOptions::pipelineCacheData matched this device and the driver took it
 };
 
+// A tensor data type's name as DirectML spells it after DML_TENSOR_DATA_TYPE_
+// ("FLOAT32", "UINT8", ...), as vkdml::Error messages write it; "UNKNOWN" for
+// DML_TENSOR_DATA_TYPE_UNKNOWN and any value DirectML does not define.
+VKDML_API const char* toString(DML_TENSOR_DATA_TYPE type);
+
 class Device;
 class Buffer;
 namespace detail {

@@ -16,6 +16,12 @@ void throwUnsupported(const char* op, const std::string& field, const std::strin
 }
 
 const char* dataTypeName(uint32_t type) {
+  return type <= DML_TENSOR_DATA_TYPE_INT64 ? toString(static_cast<DML_TENSOR_DATA_TYPE>(type)) : "UNKNOWN";
+}
+
+}  // namespace detail
+
+const char* toString(DML_TENSOR_DATA_TYPE type) {
   switch (type) {
     case DML_TENSOR_DATA_TYPE_FLOAT32:
       return "FLOAT32";
@@ -44,5 +50,4 @@ const char* dataTypeName(uint32_t type) {
   }
 }
 
-}  // namespace detail
 }  // namespace vkdml

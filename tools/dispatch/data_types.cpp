@@ -5,19 +5,6 @@
 namespace dispatch {
 
 namespace {
-struct TypeName {
-  DML_TENSOR_DATA_TYPE type;
-  const char* name;
-};
-// UINT4/INT4 parse in DxDispatch and then fail; vkdml has no 4-bit types.
-constexpr TypeName kTypes[] = {
-    {DML_TENSOR_DATA_TYPE_UNKNOWN, "UNKNOWN"}, {DML_TENSOR_DATA_TYPE_FLOAT32, "FLOAT32"},
-    {DML_TENSOR_DATA_TYPE_FLOAT16, "FLOAT16"}, {DML_TENSOR_DATA_TYPE_UINT32, "UINT32"},
-    {DML_TENSOR_DATA_TYPE_UINT16, "UINT16"},   {DML_TENSOR_DATA_TYPE_UINT8, "UINT8"},
-    {DML_TENSOR_DATA_TYPE_INT32, "INT32"},     {DML_TENSOR_DATA_TYPE_INT16, "INT16"},
-    {DML_TENSOR_DATA_TYPE_INT8, "INT8"},       {DML_TENSOR_DATA_TYPE_FLOAT64, "FLOAT64"},
-    {DML_TENSOR_DATA_TYPE_UINT64, "UINT64"},   {DML_TENSOR_DATA_TYPE_INT64, "INT64"},
-};
 constexpr const char* kPrefix = "DML_TENSOR_DATA_TYPE_";
 
 uint32_t floatBits(float f) {
@@ -29,15 +16,12 @@ uint32_t floatBits(float f) {
 
 std::optional<DML_TENSOR_DATA_TYPE> dataTypeFromName(const std::string& name) {
   std::string bare = name.rfind(kPrefix, 0) == 0 ? name.substr(std::strlen(kPrefix)) : name;
-  for (const auto& t : kTypes)
-    if (bare == t.name) return t.type;
+  // UINT4/INT4 parse in DxDispatch and then fail; vkdml has no 4-bit types.
+  for (uint32_t bits = DML_TENSOR_DATA_TYPE_UNKNOWN; bits <= DML_TENSOR_DATA_TYPE_INT64; ++bits) {
+    const auto type = static_cast<DML_TENSOR_DATA_TYPE>(bits);
+    if (bare == vkdml::toString(type)) return type;
+  }
   return std::nullopt;
-}
-
-const char* dataTypeName(DML_TENSOR_DATA_TYPE type) {
-  for (const auto& t : kTypes)
-    if (type == t.type) return t.name;
-  return "?";
 }
 
 bool isFloat(DML_TENSOR_DATA_TYPE type) {

@@ -1,9 +1,10 @@
 // DirectML's data types as DxDispatch names and converts them: the names
-// (with or without their DML_TENSOR_DATA_TYPE_ prefix), element sizes, and
-// binary16 conversions.
+// (with or without their DML_TENSOR_DATA_TYPE_ prefix; vkdml::toString writes
+// them), element sizes, and binary16 conversions.
 #pragma once
 
 #include <vkdml/DirectML.h>
+#include <vkdml/vkdml.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -14,7 +15,6 @@ namespace dispatch {
 // "FLOAT32" or "DML_TENSOR_DATA_TYPE_FLOAT32" (case-sensitive, as
 // DxDispatch's strcmp) -> the type; UNKNOWN is a valid name.
 std::optional<DML_TENSOR_DATA_TYPE> dataTypeFromName(const std::string& name);
-const char* dataTypeName(DML_TENSOR_DATA_TYPE type);  // "FLOAT32"
 bool isFloat(DML_TENSOR_DATA_TYPE type);
 bool isSigned(DML_TENSOR_DATA_TYPE type);  // INT8..INT64
 

@@ -130,7 +130,7 @@ DML_SCALAR_UNION lowerValue(float value, DML_TENSOR_DATA_TYPE type, Builder& b) 
   const double hi =
       isSigned(type) ? std::ldexp(1.0, static_cast<int>(bits) - 1) : std::ldexp(1.0, static_cast<int>(bits));
   if (!(t >= lo && t < hi))
-    b.fail("Value", "the output type " + std::string(dataTypeName(type)) + " cannot hold " + std::to_string(value));
+    b.fail("Value", "the output type " + std::string(vkdml::toString(type)) + " cannot hold " + std::to_string(value));
   if (isSigned(type))
     u.Int64 = static_cast<int64_t>(t);
   else

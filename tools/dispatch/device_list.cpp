@@ -77,7 +77,7 @@ void printFeatureSupport(const vkdml::FeatureSupport& support, std::ostream& out
     for (const auto* tensors : {&op.inputs, &op.outputs})
       for (const vkdml::TensorSupport& tensor : *tensors) {
         out << "    " << tensor.name << ":";
-        for (DML_TENSOR_DATA_TYPE type : tensor.dataTypes) out << " " << dataTypeName(type);
+        for (DML_TENSOR_DATA_TYPE type : tensor.dataTypes) out << " " << vkdml::toString(type);
         out << "\n";
       }
     if (op.type == DML_OPERATOR_CONVOLUTION_INTEGER) {

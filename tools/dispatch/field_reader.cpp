@@ -142,7 +142,7 @@ uint64_t FieldReader::elementBits(const JsonValue& v, DML_TENSOR_DATA_TYPE type,
     case DML_TENSOR_DATA_TYPE_INT64:
       return static_cast<uint64_t>(signedInteger(v, path, INT64_MIN, INT64_MAX));
     default:
-      fail(v, path, std::string("no values of data type ") + dataTypeName(type));
+      fail(v, path, std::string("no values of data type ") + vkdml::toString(type));
   }
 }
 

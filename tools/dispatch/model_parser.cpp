@@ -100,7 +100,7 @@ void parseInitialValues(FieldReader& p, Resource& r, const JsonValue& v, const s
         DML_TENSOR_DATA_TYPE type = p.dataType(item.required("type"), item.path("type"));
         if (type == DML_TENSOR_DATA_TYPE_FLOAT16 || type == DML_TENSOR_DATA_TYPE_UNKNOWN)
           p.fail(item.required("type"), item.path("type"),
-                 std::string(dataTypeName(type)) + " is not supported in a list of typed values (as in DxDispatch)");
+                 std::string(vkdml::toString(type)) + " is not supported in a list of typed values (as in DxDispatch)");
         uint64_t bits = p.elementBits(item.required("value"), type, item.path("value"));
         for (uint32_t b = 0; b < elementSize(type); ++b) init.bytes.push_back(static_cast<uint8_t>(bits >> (8 * b)));
       }
@@ -143,8 +143,8 @@ void parseInitialValues(FieldReader& p, Resource& r, const JsonValue& v, const s
         }
         if (r.dataType != DML_TENSOR_DATA_TYPE_UNKNOWN && r.dataType != array.dataType)
           p.fail(*source, o.path("sourcePath"),
-                 "data type from file '" + resolved + "' (" + dataTypeName(array.dataType) +
-                     ") does not match field 'initialValuesDataType' (" + dataTypeName(r.dataType) + ")");
+                 "data type from file '" + resolved + "' (" + vkdml::toString(array.dataType) +
+                     ") does not match field 'initialValuesDataType' (" + vkdml::toString(r.dataType) + ")");
         r.dataType = array.dataType;
         bytes = std::move(array.data);
       } else if (extension == ".jpg" || extension == ".png") {

@@ -156,9 +156,10 @@ std::vector<uint8_t> writeNpy(DML_TENSOR_DATA_TYPE type, const std::vector<uint6
   }
   if (count > data.size() / size) {
     dims.pop_back();
-    throw std::invalid_argument("the shape (" + dims + ") holds " + std::to_string(count) + " " + dataTypeName(type) +
-                                " elements, more than the resource's " + std::to_string(data.size()) + " bytes hold (" +
-                                std::to_string(data.size() / size) + ")");
+    throw std::invalid_argument("the shape (" + dims + ") holds " + std::to_string(count) + " " +
+                                vkdml::toString(type) + " elements, more than the resource's " +
+                                std::to_string(data.size()) + " bytes hold (" + std::to_string(data.size() / size) +
+                                ")");
   }
   const std::string dict = "{'descr':'<" + std::string(code) + "', 'fortran_order':False, 'shape':(" + dims + "), }";
   // Version 1 stores the header's length in 2 bytes; version 2 (as numpy
