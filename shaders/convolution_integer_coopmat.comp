@@ -34,7 +34,7 @@
 // variables, which the driver keeps in registers once it has inlined the
 // functions.
 //
-// Defines: WARPS (8 or 4), FN (blocks per warp
+// Defines: WARPS (8, 4 or 16), FN (blocks per warp
 // along n: 2 or 4), INDEX_BITS (32 or 64), FRAG_M, FRAG_N, FRAG_K (the
 // fragment shape, fragments.glsl; 16, 16, 32 by default),
 // and one of COOPMAT_NV (GL_NV_cooperative_matrix) or COOPMAT_EMULATED (the
@@ -59,7 +59,7 @@
 #define PACKED 0  // 1: the operands come packed in scratch (convolution_integer_pack.comp)
 #endif
 #ifndef WARPS
-#define WARPS 8  // warps per workgroup: 8 (2 x 4) or 4 (2 x 2)
+#define WARPS 8  // warps per workgroup: 8 (2 x 4), 4 (2 x 2) or 16 (4 x 4)
 #endif
 #ifndef PREFETCH
 // PACKED: how many K steps ahead the packed chunks are loaded into

@@ -10,19 +10,9 @@ using namespace test::planning;
 
 namespace {
 
-// A 2-D UINT8 x INT8 convolution, square kernel, "same" padding.
-struct Square {
-  Desc input, filter, output;
-  UINT ones[2] = {1, 1}, pads[2] = {0, 0};
-  DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv{};
-  Square(UINT n, UINT c, UINT oc, UINT hw, UINT k)
-      : input(DML_TENSOR_DATA_TYPE_UINT8, {n, c, hw, hw}),
-        filter(DML_TENSOR_DATA_TYPE_INT8, {oc, c, k, k}),
-        output(DML_TENSOR_DATA_TYPE_INT32, {n, oc, hw, hw}) {
-    pads[0] = pads[1] = k / 2;
-    conv = {&input.tensor, nullptr, &filter.tensor, nullptr, &output.tensor, 2, ones, ones, pads, pads, 1};
-  }
-  DML_OPERATOR_DESC desc() const { return {DML_OPERATOR_CONVOLUTION_INTEGER, &conv}; }
+// Square images.
+struct Square : SameConv {
+  Square(UINT n, UINT c, UINT oc, UINT hw, UINT k) : SameConv(n, c, oc, hw, hw, k) {}
 };
 
 struct Tile {

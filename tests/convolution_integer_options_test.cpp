@@ -168,7 +168,7 @@ TEST_CASE("convolution_integer: paths: options, the environment variable, refusa
   vkdml::Operator op = device.createOperator(conv.make(input, nullptr, filter, nullptr, output));
   const vkdml::DeviceInfo& info = device.info();
   // The cooperative-matrix kernel's shared memory with 128-column tiles.
-  const uint32_t coopmatShared = vkdml::shader::coopmatSharedBytes(128);
+  const uint32_t coopmatShared = vkdml::shader::coopmatSharedBytes(8, 128);
   // The real matrices' warps: 32-lane subgroups, by default or on request.
   const bool warp32 = info.subgroupSize == 32 || (info.minSubgroupSize <= 32 && 32 <= info.maxSubgroupSize);
   struct Expected {
@@ -255,7 +255,7 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
   Conv conv{{1, 1}, {1, 1}, {1, 1}, {1, 1}, 1};
   vkdml::Device& device = test::device();
   vkdml::Operator op = device.createOperator(conv.make(input, nullptr, filter, nullptr, output));
-  if (device.info().maxComputeSharedMemorySize < vkdml::shader::coopmatSharedBytes(128) ||
+  if (device.info().maxComputeSharedMemorySize < vkdml::shader::coopmatSharedBytes(8, 128) ||
       !device.info().subgroupShuffleRelative || device.info().subgroupSize < 4) {
     MESSAGE("skipped: the device cannot run the emulated cooperative-matrix kernel");
     return;

@@ -183,6 +183,21 @@ TEST_CASE("convolution_integer: tile bands, 4 and 8 warps, K split over 12 tiles
       rng);
 }
 
+// The cooperative-matrix kernel's 16-warp tiles of 256 x 128 (the plans:
+// convolution_coopmat_plan_test.cpp), on devices with the 43008 bytes of
+// shared memory they take (not lavapipe's 32 KiB, where these run 8 warps):
+// A channels-last through packing nhwc (100 output channels, 5184 rows in
+// 21 tiles, the last of 64 rows; two groups), and A gathered over 523 tiles
+// of 8 warps through packing 0 (66820 rows: 262 tiles of 16, the last of 4
+// rows; 72 of the 128 columns).
+TEST_CASE("convolution_integer: 16-warp tiles [large]") {
+  std::mt19937_64 rng(139);
+  runVariants({case2d({1, 64, 72, 72}, {100, 64, 3, 3}, 1, 1, 1, 1, 1),
+               case2d({1, 128, 72, 72}, {200, 64, 3, 3}, 1, 1, 1, 1, 2),
+               case2d({1, 16, 257, 260}, {72, 16, 1, 1}, 1, 1, 0, 0, 1)},
+              rng);
+}
+
 // Few rows (batch 1): Auto takes tiles of 64 columns on 4 warps where they
 // make at least as many workgroups, here with K split across the grid (49
 // rows, 320 columns: 5 tiles and a partial one's 64 columns; 32 and 144 K

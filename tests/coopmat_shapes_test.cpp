@@ -179,7 +179,7 @@ void runShape(vkdml::ConvolutionPath path, Shape shape, std::mt19937_64& rng) {
 
 bool emulatedRuns() {
   const vkdml::DeviceInfo& info = test::device().info();
-  if (info.maxComputeSharedMemorySize >= vkdml::shader::coopmatSharedBytes(128) && info.subgroupShuffleRelative &&
+  if (info.maxComputeSharedMemorySize >= vkdml::shader::coopmatSharedBytes(8, 128) && info.subgroupShuffleRelative &&
       info.subgroupSize >= 4)
     return true;
   MESSAGE("skipped: the device cannot run the emulated cooperative-matrix kernel");

@@ -1,8 +1,9 @@
 // What the planning tests share (loop_budget_convolution_test.cpp,
-// loop_budget_data_movement_test.cpp, copy_plan_test.cpp): descriptors of
-// any size, a device with every convolution path, planning within the loop
-// budget (runtime/core/plan.hpp, kLoopBudget), and random shapes near
-// DirectML's limits.
+// loop_budget_data_movement_test.cpp, copy_plan_test.cpp, the convolution
+// plan tests): descriptors of any size, a plain 2-D convolution, a device
+// with every convolution path, planning within the loop budget
+// (runtime/core/plan.hpp, kLoopBudget), and random shapes near DirectML's
+// limits.
 #pragma once
 
 #include <algorithm>
@@ -41,6 +42,22 @@ struct Desc {
   Desc& operator=(const Desc&) = delete;
 };
 
+// A 2-D UINT8 x INT8 convolution of N images, one group, square kernel,
+// "same" padding, stride 1.
+struct SameConv {
+  Desc input, filter, output;
+  UINT ones[2] = {1, 1}, pads[2] = {0, 0};
+  DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv{};
+  SameConv(UINT n, UINT c, UINT oc, UINT h, UINT w, UINT k)
+      : input(DML_TENSOR_DATA_TYPE_UINT8, {n, c, h, w}),
+        filter(DML_TENSOR_DATA_TYPE_INT8, {oc, c, k, k}),
+        output(DML_TENSOR_DATA_TYPE_INT32, {n, oc, h, w}) {
+    pads[0] = pads[1] = k / 2;
+    conv = {&input.tensor, nullptr, &filter.tensor, nullptr, &output.tensor, 2, ones, ones, pads, pads, 1};
+  }
+  DML_OPERATOR_DESC desc() const { return {DML_OPERATOR_CONVOLUTION_INTEGER, &conv}; }
+};
+
 // A device with every convolution path (an NVIDIA H200's figures).
 inline vkdml::DeviceInfo fullDevice() {
   vkdml::DeviceInfo info;
@@ -49,6 +66,7 @@ inline vkdml::DeviceInfo fullDevice() {
   info.subgroupShuffleRelative = true;
   info.maxComputeSharedMemorySize = 49152;
   info.maxComputeWorkGroupCountX = 0x7FFFFFFF;
+  info.maxComputeWorkGroupSizeX = 1024;
   info.maxStorageBufferRange = 0xFFFFFFFF;
   info.maxMemoryAllocationSize = uint64_t(1) << 40;
   info.integerDotProduct = info.integerDotProduct4x8BitPackedAccelerated = true;

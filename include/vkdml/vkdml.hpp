@@ -115,6 +115,9 @@ struct DeviceInfo {
   bool subgroupShuffleRelative = false;  // in compute shaders
   uint32_t maxComputeSharedMemorySize = 0;
   uint32_t maxComputeWorkGroupCountX = 0;
+  // The largest one-dimensional workgroup: maxComputeWorkGroupSize[0] and
+  // maxComputeWorkGroupInvocations, the smaller.
+  uint32_t maxComputeWorkGroupSizeX = 0;
   uint64_t maxStorageBufferRange = 0;
   uint64_t maxMemoryAllocationSize = 0;  // advisory: larger buffers are tried (NVIDIA allocates them)
   uint64_t maxBufferSize = 0;            // 0: the device does not say (no Vulkan 1.3 or VK_KHR_maintenance4)

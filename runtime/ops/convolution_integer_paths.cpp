@@ -40,8 +40,8 @@ std::string missingFor(ConvolutionPath path, const DeviceInfo& device) {
       if (!device.integerDotProduct) return "shaderIntegerDotProduct (its byte sums are packed dot products)";
       [[fallthrough]];
     case ConvolutionPath::CooperativeMatrixEmulated:
-      if (device.maxComputeSharedMemorySize < coopmatSharedBytes(128))
-        return concat(coopmatSharedBytes(128), " bytes of shared memory (it has ", device.maxComputeSharedMemorySize,
+      if (device.maxComputeSharedMemorySize < coopmatSharedBytes(8, 128))
+        return concat(coopmatSharedBytes(8, 128), " bytes of shared memory (it has ", device.maxComputeSharedMemorySize,
                       ")");
       // The kernel's warps are subgroups: 32 lanes by default or on request
       // (AMD's wave64 devices); Intel's 8- or 16-lane ones are not taken yet.

@@ -151,7 +151,8 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   // takes at most kMaxPackedBytes: the GEMM then stages whole 16-byte
   // chunks of them instead of gathering. Whether A and B fit decides the
   // path where rows are byte gathers.
-  uint32_t bn = p.groupOutputChannels > 128 && device.maxComputeSharedMemorySize >= coopmatSharedBytes(256) ? 256 : 128;
+  uint32_t bn =
+      p.groupOutputChannels > 128 && device.maxComputeSharedMemorySize >= coopmatSharedBytes(8, 256) ? 256 : 128;
   const uint32_t mTiles = (p.M + shader::COOPMAT_BM - 1) / shader::COOPMAT_BM;
   uint32_t nTiles = (p.groupOutputChannels + bn - 1) / bn;
   const uint32_t kTiles = (p.groupK + shader::COOPMAT_BK - 1) / shader::COOPMAT_BK;
@@ -272,13 +273,28 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
         fourWarpColumns = 64;
       }
     }
-    const uint32_t warps = fourWarps ? 4 : 8;
+    // 16 warps (the _w16 variants, tiles of 256 x 128) in place of 8 on
+    // tiles of 128 columns where K is not split and either A comes
+    // channels-last or the 8-warp tiles are many: twice the warps per SM;
+    // on smaller grids they lost (bench/results/occupancy.md). At 16x16x32
+    // and without the register ring, the one variant they have.
+    const bool sixteenWarps =
+        !fourWarps && bn == 128 && !eightSplit && !prefetch &&
+        (aPacking == shader::A_CHANNELS_LAST || (aPacking == shader::A_GATHERED && p.tiles >= kSixteenWarpsMinTiles)) &&
+        sameShape(fragment, kFragmentShapes[0]) && device.maxComputeWorkGroupSizeX >= 16 * 32 &&
+        device.maxComputeSharedMemorySize >= coopmatSharedBytes(16, 128);
+    const uint32_t warps = fourWarps ? 4 : sixteenWarps ? 16 : 8;
     if (fourWarps) {
       bn = fourWarpColumns;
       nTiles = (p.groupOutputChannels + bn - 1) / bn;
       p.nTiles = nTiles;
       p.tiles = p.mTiles * p.nTiles * groups;
       packedB = (Checked(groups) * nTiles * kTiles * (bn * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
+    }
+    const uint32_t bm = shader::coopmatBM(warps);
+    if (sixteenWarps) {
+      p.mTiles = (p.M + bm - 1) / bm;
+      p.tiles = p.mTiles * p.nTiles * groups;
     }
     const uint64_t scratchBytes = aBytes + packedB;
     // The KHR variants are the NV ones translated (tools/spirv_nv_to_khr): the same plan.
@@ -342,7 +358,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       // The geometry as specialization constants, for the driver to fold.
       auto packConstants = withGeometry<shader::ConvolutionIntegerPackConstants>(pp);
       packConstants.WORKGROUP_SIZE = kPackWorkgroup;
-      packConstants.BM = shader::COOPMAT_BM;
+      packConstants.BM = bm;
       packConstants.BN = bn;
       packConstants.OUTPUT_H = pp.outputH;
       packConstants.OUTPUT_W = pp.outputW;

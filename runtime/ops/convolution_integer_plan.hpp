@@ -132,6 +132,10 @@ constexpr uint32_t kSplitPackedMinSteps = 4;
 // faster at 26 and 49 tiles over all of K, slower at 98 and more, and
 // slower where they make no more tiles (bench/results/split_k.md).
 constexpr uint64_t kFewTilesMax = 64;
+// Where A is gathered, at least this many 8-warp tiles of 128 columns take
+// 16-warp tiles of 256 x 128 instead: on the H100 they ran 1.28x faster at
+// 784 such tiles, slower at 196 and 25 (bench/results/occupancy.md).
+constexpr uint64_t kSixteenWarpsMinTiles = 512;
 uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output,
                             uint32_t rows, bool packsA);
 

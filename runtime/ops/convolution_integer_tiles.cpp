@@ -176,7 +176,8 @@ GemmLoops dotLoops(const TileShape& t) {
 constexpr uint32_t kPrefetchSteps = 3;  // PREFETCH of the _p3 variants
 GemmLoops coopmatLoops(uint32_t bn, uint32_t warps, bool emulated, bool packedB, bool prefetch,
                        const DeviceInfo::MatrixShape& fragment) {
-  const uint64_t fm = 4, fn = bn * 2 / (16 * warps), bChunks = bn * 2 / (32 * warps);
+  const uint64_t fm = 4, fn = bn * shader::coopmatWarpsM(warps) / (16 * warps);
+  const uint64_t bChunks = std::max<uint64_t>(bn * 2 / (32 * warps), 1);
   const uint64_t loadB = packedB ? 0 : bChunks * loopPasses(16);
   // Per 16x16x32 block, subM x subN fragments, subK deep (multiply.glsl).
   const uint64_t subM = 16 / fragment.m, subN = 16 / fragment.n, subK = 32 / fragment.k;

@@ -206,6 +206,7 @@ void readInfo(Device::Impl& d) {
                               (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT);
   i.maxComputeSharedMemorySize = limits.maxComputeSharedMemorySize;
   i.maxComputeWorkGroupCountX = limits.maxComputeWorkGroupCount[0];
+  i.maxComputeWorkGroupSizeX = std::min(limits.maxComputeWorkGroupSize[0], limits.maxComputeWorkGroupInvocations);
   i.maxStorageBufferRange = limits.maxStorageBufferRange;
   i.maxMemoryAllocationSize = maintenance3.maxMemoryAllocationSize;
   i.maxBufferSize = has.maintenance4 ? maintenance4.maxBufferSize : 0;

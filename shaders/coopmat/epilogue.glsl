@@ -24,7 +24,8 @@ void addSums() {
     else
       [[unroll]] for (uint j = 0; j < 4; ++j) atomicAdd(rowSums[quadTileRow(aQuadRow, j)], rowPartial[j]);
   }
-  if (NEED_COL_SUMS) [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) atomicAdd(colSums[(t + r * WG) / 2], colPartial[r]);
+  if (NEED_COL_SUMS && stagesB)
+    [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) atomicAdd(colSums[(t + r * WG) / 2], colPartial[r]);
 }
 
 // The scratch value at row `offset` (from the rows in scratch) and scratch

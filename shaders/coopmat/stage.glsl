@@ -41,7 +41,7 @@ const uint A_QUADS = (BM / 4) * (BK / 4) / WG;
 uint aQuadK, aQuadRow;
 bool nextIsNeighbor;  // the next lane is invocation t + 1 (the shuffles in storeAStep read it)
 void setupStaging() {
-  aQuadK = warp, aQuadRow = lane;
+  aQuadK = warp % (BK / 4), aQuadRow = lane + 32 * (warp / (BK / 4));  // 16 warps: two row bands
   const uint nextT = subgroupShuffleDown(t, 1);  // in uniform control flow
   nextIsNeighbor = lane + 1 < 32 && gl_SubgroupInvocationID + 1 < gl_SubgroupSize && nextT == t + 1;
 }
@@ -106,7 +106,7 @@ void beginStaging() {
   colPartial = int[2](0, 0);
   [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) {
     const uint bRow = (t + r * WG) / 2;
-    bRowCount[r] = bRow < Ng - n0 ? 16u : 0u;
+    bRowCount[r] = stagesB && bRow < Ng - n0 ? 16u : 0u;
     bRowOffset[r] = INDEX_T(g * Ng + n0 + bRow) * fS0;
     bAligned[r] = K_CONTIGUOUS && ((uint(filterAddress) + uint(bRowOffset[r])) & 15) == 0;
   }

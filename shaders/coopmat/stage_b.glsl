@@ -34,6 +34,7 @@ void loadBStep(uint kt) {
 
 // B chunk values flipped to INT8, bytes past Kg 0.
 void storeBChunk(uint base, uint r) {
+  if (!stagesB) return;
   const uint chunk = t + r * WG;
   uvec4 words = staged.bRaw[r] ^ uvec4(FILTER_FLIP);
   if (staged.bCount[r] < 16) {

@@ -74,7 +74,9 @@ void loadPackedA(uint kt) {
     }
   }
 }
-uvec4 loadPackedB(uint kt, uint r) { return Word4Ref(bBlocks + uint64_t(kt) * (BN * 32) + 16 * WG * r).value; }
+uvec4 loadPackedB(uint kt, uint r) {
+  return stagesB ? Word4Ref(bBlocks + uint64_t(kt) * (BN * 32) + 16 * WG * r).value : uvec4(0);
+}
 void loadStep(uint kt) {
   if (A_IN_SCRATCH)
     loadPackedA(kt);
@@ -92,7 +94,7 @@ void storeStep(uint b) {
     }
   else
     storeAStep(b);
-  [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) {
+  if (stagesB) [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) {
     tiles[base + (BM + (t + r * WG) / 2) * ROW4 + t % 2] = staged.bRaw[r];
     if (NEED_COL_SUMS) colPartial[r] += signedByteSum(staged.bRaw[r]);
   }

@@ -2,7 +2,7 @@
 // the specialization constants and what follows from them, shared memory,
 // and the order of the tile's rows.
 
-const uint WARPS_M = COOPMAT_WARPS_M, WARPS_N = WARPS / COOPMAT_WARPS_M;
+const uint WARPS_M = VKDML_COOPMAT_WARPS_M(WARPS), WARPS_N = WARPS / WARPS_M;
 const uint FM = COOPMAT_FM;
 const uint WG = 32 * WARPS;
 VKDML_SPECIALIZATION(ConvolutionIntegerCoopmatConstants, VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS)
@@ -30,18 +30,17 @@ const uint FILTER_FLIP = FILTER_SIGNED ? 0u : 0x80808080u;
 // nonzero, the column sums where the flipped input zero point can.
 const bool NEED_ROW_SUMS = !FILTER_SIGNED || HAS_WZ;
 const bool NEED_COL_SUMS = !INPUT_SIGNED || HAS_XZ;
-const uint BM = COOPMAT_BM;         // tile rows (output pixels)
+const uint BM = VKDML_COOPMAT_BM(WARPS);  // tile rows (output pixels)
 const uint BN = FN * 16 * WARPS_N;  // tile columns (output channels of the group)
 const uint BK = COOPMAT_BK;         // tile depth: one fragment K
 const uint ROW4 = COOPMAT_ROW4;
 const uint STAGE4 = (BM + BN) * ROW4;  // one buffer: A rows, then B rows
-const uint B_CHUNKS = BN * 2 / WG;     // 16-byte B chunks each invocation stages per step: 1 or 2
+const uint B_CHUNKS = max(BN * 2 / WG, 1u);  // 16-byte B chunks each invocation stages per step: 1 or 2 (16 warps: 1 or 0)
 const uint A_CHUNKS = BM * 2 / WG;     // likewise for A, where it comes packed (A_IN_SCRATCH)
 // The epilogue's per-warp scratch (interface/convolution_integer.h).
 const uint SCRATCH_COLUMN4 = COOPMAT_SCRATCH_COLUMN4;
 const uint SCRATCH_WARP4 = 16 * SCRATCH_COLUMN4;
-const uint SCRATCH4 = WARPS * SCRATCH_WARP4;
-shared uvec4 tiles[VKDML_COOPMAT_TILES4(BN)];  // max(2 * STAGE4, SCRATCH4)
+shared uvec4 tiles[VKDML_COOPMAT_TILES4(WARPS, BN)];  // 2 * STAGE4 or more, and the warps' scratch
 shared int rowSums[BM];  // sum over k of each staged A row (flipped bytes)
 shared int colSums[BN];  // likewise for B rows
 shared int colZeroPoints[BN];  // the filter zero point of each column, flipped
@@ -64,6 +63,7 @@ COORD_T coord(uint v) { return COORD_T(v); }
 // Private variables, registers once the driver has inlined the functions.
 ConvParams p;
 uint t, lane, warp, warpM, warpN;
+bool stagesB;  // whether this invocation stages B chunks: all but the last 256 of 16 warps
 uint64_t inputAddress, inputZeroPointAddress, filterAddress, filterZeroPointAddress, outputAddress;
 // Kg: the length of this dispatch's chunk of K, all of it unless CHUNKED:
 // k in [kBegin, kBegin + Kg) (kBegin a multiple of BK); every k is counted
@@ -80,6 +80,7 @@ void setupInvocation() {
   t = gl_LocalInvocationID.x;
   lane = t % 32, warp = t / 32;
   warpM = warp % WARPS_M, warpN = warp / WARPS_M;
+  stagesB = t < BN * 2;
   inputAddress = tensorAddress(0);
   inputZeroPointAddress = tensorAddress(1);
   filterAddress = tensorAddress(2);

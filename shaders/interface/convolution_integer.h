@@ -184,13 +184,19 @@ const uint PACK_ROW_MIN_TILES = 2048u;
 // m, WARPS_N along n), each COOPMAT_FM x FN fragments of 16x16, K steps of
 // COOPMAT_BK; BN = FN * 64 is the variant's (128 or 256). The _w4 variants
 // take 4 warps (2 x 2) of 4 x FN fragments, BN = FN * 32 (64 or 128); their
-// invocations stage twice the A of 8 warps'.
+// invocations stage twice the A of 8 warps'. The _w16 variants take 16
+// warps (4 x 4) of 4 x 2 fragments, tiles of 256 x 128: a workgroup of 512
+// invocations fits one SM only within 128 registers, so twice the warps of
+// 8 run per SM (bench/results/occupancy.md); the first 2 * BN invocations
+// stage B.
 const uint COOPMAT_WARPS_M = 2u;
 const uint COOPMAT_WARPS_N = 4u;
-const uint COOPMAT_FM = 4u;  // so that BM * BK / 16 A quads = one per invocation of 8 warps, two of 4
+const uint COOPMAT_FM = 4u;  // so that BM * BK / 16 A quads = one per invocation of 8 or 16 warps, two of 4
+#define VKDML_COOPMAT_WARPS_M(warps) ((warps) == 16u ? 4u : COOPMAT_WARPS_M)
+#define VKDML_COOPMAT_BM(warps) (COOPMAT_FM * 16u * VKDML_COOPMAT_WARPS_M(warps))
 const uint COOPMAT_WORKGROUP = 32u * COOPMAT_WARPS_M * COOPMAT_WARPS_N;
 const uint COOPMAT_SUBGROUP = 32u;  // the NV variants' warps are subgroups
-const uint COOPMAT_BM = COOPMAT_FM * 16u * COOPMAT_WARPS_M;
+const uint COOPMAT_BM = VKDML_COOPMAT_BM(8u);
 const uint COOPMAT_BK = 32u;  // tile depth: one fragment K
 // Tiles run in bands of this many m tiles, n slowest within a band.
 const uint COOPMAT_TILE_BAND = 8u;
@@ -201,12 +207,14 @@ const uint COOPMAT_ROW4 = COOPMAT_BK / 16u + 1u;
 // column-major, columns 40 words apart: the 16-byte stores' reads (8 lanes
 // per column, 4 columns) then fall in distinct banks.
 const uint COOPMAT_SCRATCH_COLUMN4 = 10u;
-const uint COOPMAT_SCRATCH4 = COOPMAT_WARPS_M * COOPMAT_WARPS_N * 16u * COOPMAT_SCRATCH_COLUMN4;
-// Shared memory for tiles BN wide: the uvec4 array `tiles` (two stages of
-// A and B rows, or the epilogue's scratch), then rowSums[BM], colSums[BN]
-// and colZeroPoints[BN].
-#define VKDML_COOPMAT_TILES4(BN) max(2u * (COOPMAT_BM + (BN)) * COOPMAT_ROW4, COOPMAT_SCRATCH4)
-#define VKDML_COOPMAT_SHARED_BYTES(BN) (16u * VKDML_COOPMAT_TILES4(BN) + 4u * (COOPMAT_BM + 2u * (BN)))
+// Shared memory for `warps` warps of tiles BN wide: the uvec4 array `tiles`
+// (two stages of A and B rows, or the epilogue's scratch, sized for at
+// least 8 warps), then rowSums[BM], colSums[BN] and colZeroPoints[BN].
+#define VKDML_COOPMAT_TILES4(warps, BN)                                               \
+  max(2u * (VKDML_COOPMAT_BM(warps) + (BN)) * COOPMAT_ROW4,                           \
+      max(warps, 8u) * 16u * COOPMAT_SCRATCH_COLUMN4)
+#define VKDML_COOPMAT_SHARED_BYTES(warps, BN) \
+  (16u * VKDML_COOPMAT_TILES4(warps, BN) + 4u * (VKDML_COOPMAT_BM(warps) + 2u * (BN)))
 
 #ifdef __cplusplus
 // Each kernel declares its own constants (GLSL); the host has them all.
@@ -220,7 +228,9 @@ static_assert(offsetof(ConvParams, packedAOffset) % 8 == 0 && offsetof(ConvParam
                   offsetof(ConvParams, outputZeroWords) == 224 && offsetof(ConvParams, packedBSlot) == 228,
               "std430 offsets of ConvParams");
 static_assert(sizeof(PushConstants) == 16, "push constants: two device addresses");
-constexpr uint coopmatSharedBytes(uint bn) { return VKDML_COOPMAT_SHARED_BYTES(bn); }
+constexpr uint coopmatSharedBytes(uint warps, uint bn) { return VKDML_COOPMAT_SHARED_BYTES(warps, bn); }
+constexpr uint coopmatWarpsM(uint warps) { return VKDML_COOPMAT_WARPS_M(warps); }
+constexpr uint coopmatBM(uint warps) { return VKDML_COOPMAT_BM(warps); }
 constexpr bool packBSpans(uint aPacking, uint taps, uint flags) { return VKDML_PACK_B_SPANS(aPacking, taps, flags); }
 constexpr bool packARows(uint aPacking, uint kSteps, uint mTiles) { return VKDML_PACK_A_ROWS(aPacking, kSteps, mTiles); }
 #endif

@@ -45,6 +45,7 @@ void printDeviceFeatures(const vkdml::DeviceInfo& info, std::ostream& out) {
   line("relative subgroup shuffles", yes(info.subgroupShuffleRelative));
   line("shared memory per workgroup", std::to_string(info.maxComputeSharedMemorySize) + " bytes");
   line("max workgroups along x", info.maxComputeWorkGroupCountX);
+  line("max workgroup size along x", info.maxComputeWorkGroupSizeX);
   line("max storage buffer range", std::to_string(info.maxStorageBufferRange) + " bytes");
   line("max memory allocation", std::to_string(info.maxMemoryAllocationSize) + " bytes");
   line("max buffer size", info.maxBufferSize ? std::to_string(info.maxBufferSize) + " bytes" : "not reported");
