@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "convolution_integer.hpp"
+#include "interface/convolution_integer.h"
 #include "json.hpp"
 #include "support.hpp"
 
@@ -184,13 +185,19 @@ TEST_CASE("convolution_integer: tile bands, 4 and 8 warps, K split over 12 tiles
 }
 
 // The cooperative-matrix kernel's 16-warp tiles of 256 x 128 (the plans:
-// convolution_coopmat_plan_test.cpp), on devices with the 43008 bytes of
-// shared memory they take (not lavapipe's 32 KiB, where these run 8 warps):
-// A channels-last through packing nhwc (100 output channels, 5184 rows in
-// 21 tiles, the last of 64 rows; two groups), and A gathered over 523 tiles
-// of 8 warps through packing 0 (66820 rows: 262 tiles of 16, the last of 4
-// rows; 72 of the 128 columns).
+// convolution_coopmat_plan_test.cpp): A channels-last through packing nhwc
+// (100 output channels, 5184 rows in 21 tiles, the last of 64 rows; two
+// groups), and A gathered over 523 tiles of 8 warps through packing 0
+// (66820 rows: 262 tiles of 16, the last of 4 rows; 72 of the 128
+// columns). Only on devices that can run them (not lavapipe, with 32 KiB
+// of shared memory: these shapes take 8 warps there, as other cases do).
 TEST_CASE("convolution_integer: 16-warp tiles [large]") {
+  const vkdml::DeviceInfo& info = test::device().info();
+  if (info.maxComputeWorkGroupSizeX < 16 * 32 ||
+      info.maxComputeSharedMemorySize < vkdml::shader::coopmatSharedBytes(16, 128)) {
+    MESSAGE("skipped: the device cannot run 16-warp tiles");
+    return;
+  }
   std::mt19937_64 rng(139);
   runVariants({case2d({1, 64, 72, 72}, {100, 64, 3, 3}, 1, 1, 1, 1, 1),
                case2d({1, 128, 72, 72}, {200, 64, 3, 3}, 1, 1, 1, 1, 2),
