@@ -1,5 +1,7 @@
 #include <volk.h>
 
+#include <stdexcept>
+
 #include "recorded.hpp"
 
 namespace test {
@@ -18,51 +20,15 @@ const VolkDeviceTable& deviceTable(vkdml::Device& device) {
   REQUIRE(&device == &test::device());
   return table;
 }
+
+void failTest(const std::string& what) {
+  FAIL(what);
+  throw std::logic_error(what);  // not reached: FAIL ends the test case
+}
+
 }  // namespace
 
-CommandBuffer::CommandBuffer(vkdml::Device& device) : device_(device), vk_(deviceTable(device)) {
-  VkCommandPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  poolInfo.queueFamilyIndex = device.queueFamilyIndex();
-  REQUIRE(vk_.vkCreateCommandPool(device.device(), &poolInfo, nullptr, &pool_) == VK_SUCCESS);
-  VkCommandBufferAllocateInfo allocate{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  allocate.commandPool = pool_;
-  allocate.commandBufferCount = 1;
-  REQUIRE(vk_.vkAllocateCommandBuffers(device.device(), &allocate, &cmd_) == VK_SUCCESS);
-}
-
-CommandBuffer::~CommandBuffer() {
-  vk_.vkDestroyCommandPool(device_.device(), pool_, nullptr);
-}
-
-void CommandBuffer::record(const std::function<void(VkCommandBuffer)>& record) {
-  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  REQUIRE(vk_.vkBeginCommandBuffer(cmd_, &begin) == VK_SUCCESS);
-  record(cmd_);
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
-  vk_.vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                           VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &barrier, 0, nullptr, 0,
-                           nullptr);
-  REQUIRE(vk_.vkEndCommandBuffer(cmd_) == VK_SUCCESS);
-}
-
-void CommandBuffer::submitAndWait() {
-  VkFenceCreateInfo fenceInfo{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  VkFence fence = VK_NULL_HANDLE;
-  REQUIRE(vk_.vkCreateFence(device_.device(), &fenceInfo, nullptr, &fence) == VK_SUCCESS);
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cmd_;
-  VkResult result;
-  {
-    auto lock = device_.lockQueue();
-    result = vk_.vkQueueSubmit(device_.queue(), 1, &submit, fence);
-  }
-  if (result == VK_SUCCESS) result = vk_.vkWaitForFences(device_.device(), 1, &fence, VK_TRUE, UINT64_MAX);
-  vk_.vkDestroyFence(device_.device(), fence, nullptr);
-  REQUIRE(result == VK_SUCCESS);
-}
+CommandBuffer::CommandBuffer(vkdml::Device& device) : RecordedCommands(device, deviceTable(device), failTest) {}
 
 void executeAfterRebinding(vkdml::Device& device, const vkdml::CompiledOperator& compiled, const Bindings& bindings) {
   std::vector<vkdml::Buffer> decoys;

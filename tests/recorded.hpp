@@ -6,31 +6,17 @@
 #include <optional>
 #include <vector>
 
+#include "recorded_commands.hpp"
 #include "support.hpp"
-
-struct VolkDeviceTable;  // volk.h, which must come before any Vulkan header
 
 namespace test {
 
-// One primary command buffer of the device, from a pool of its own.
-class CommandBuffer {
+// One primary command buffer of the test device, from a pool of its own
+// (record and submitAndWait: recorded_commands.hpp); a failing Vulkan call
+// fails the test.
+class CommandBuffer : public RecordedCommands {
  public:
   explicit CommandBuffer(vkdml::Device& device);
-  ~CommandBuffer();
-  CommandBuffer(const CommandBuffer&) = delete;
-  CommandBuffer& operator=(const CommandBuffer&) = delete;
-  VkCommandBuffer handle() const { return cmd_; }
-  // Records `record` between begin and end, then a barrier that makes
-  // compute writes visible to the host and to transfers.
-  void record(const std::function<void(VkCommandBuffer)>& record);
-  // Submits what was recorded (again, if it was before) and waits for it.
-  void submitAndWait();
-
- private:
-  vkdml::Device& device_;
-  const VolkDeviceTable& vk_;
-  VkCommandPool pool_ = VK_NULL_HANDLE;
-  VkCommandBuffer cmd_ = VK_NULL_HANDLE;
 };
 
 // The bindings of one execution: the tensors' and the temporary and
