@@ -20,7 +20,8 @@ void barrier(const Device::Impl& d, VkCommandBuffer cmd, VkPipelineStageFlags sr
 
 void publishAddresses(BindingTable::Impl& t) {
   const size_t n = t.slotCount();
-  auto* execution = static_cast<uint64_t*>(t.table->mapped);
+  t.addresses.assign(2 * n, 0);
+  uint64_t* execution = t.addresses.data();
   uint64_t* initializer = execution + n;
   for (size_t i = 0; i < t.slots.size(); ++i) execution[i] = initializer[i] = t.slots[i] ? t.slots[i]->address : 0;
   auto address = [](const std::optional<BoundRange>& bound, const std::shared_ptr<Buffer::Impl>& own) {
@@ -32,6 +33,7 @@ void publishAddresses(BindingTable::Impl& t) {
   execution[persistentSlot(t.slots.size())] = initializer[persistentSlot(t.slots.size())] = persistent;
   // Executions read owned inputs from their copies (packed ones not at all).
   for (const auto& owned : t.op->owned) execution[owned.slot] = persistent ? persistent + owned.offset : 0;
+  std::memcpy(t.table->mapped, t.addresses.data(), t.addresses.size() * sizeof(uint64_t));
 }
 
 namespace {
@@ -42,7 +44,7 @@ std::optional<BoundRange> resourceRange(BindingTable::Impl& t, const std::option
   if (bytes == 0) return std::nullopt;
   if (bound) return bound;
   if (!own) {
-    own = allocateBuffer(t.op->device, bytes, false);
+    own = allocateBuffer(t.op->device, bytes, detail::BufferUse::Device);
     publishAddresses(t);
   }
   return BoundRange{own, 0, own->address, bytes};
@@ -57,7 +59,7 @@ void pointTable(BindingTable::Impl& t, const std::shared_ptr<const CompiledOpera
   const uint64_t bytes = 2 * (slots + 2) * sizeof(uint64_t);
   // Allocated before the table changes: a failure leaves it as it was.
   std::shared_ptr<Buffer::Impl> table =
-      t.table && t.table->size >= bytes ? t.table : allocateBuffer(op->device, bytes, true);
+      t.table && t.table->size >= bytes ? t.table : allocateBuffer(op->device, bytes, detail::BufferUse::Table);
   t.op = op;
   t.table = std::move(table);
   t.slots.assign(slots, std::nullopt);
@@ -68,6 +70,7 @@ void pointTable(BindingTable::Impl& t, const std::shared_ptr<const CompiledOpera
   t.ownTemporary.reset();
   t.ownPersistent.reset();
   t.initializerCommands = VK_NULL_HANDLE;
+  t.addresses.assign(2 * t.slotCount(), 0);
   std::memset(t.table->mapped, 0, bytes);
 }
 
@@ -182,7 +185,7 @@ void CompiledOperator::recordInitializer(VkCommandBuffer cmd, const BindingTable
   // initializer has run (read by ownPersistentInitialized), made first
   // (allocation may fail: nothing is recorded then).
   if (!t->persistent && !t->marker) {
-    t->marker = allocateBuffer(impl_->device, sizeof(uint32_t), true);
+    t->marker = allocateBuffer(impl_->device, sizeof(uint32_t), detail::BufferUse::Readback);
     std::memset(t->marker->mapped, 0, sizeof(uint32_t));
   }
   // Earlier executions may still read the persistent resource.

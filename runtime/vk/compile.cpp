@@ -49,7 +49,7 @@ Program buildProgram(Device::Impl& device, const std::shared_ptr<Device>& owner,
     params.resize((params.size() + 255) & ~size_t(255));
   }
   if (!params.empty()) {
-    program.params = allocateBuffer(owner, params.size(), false);
+    program.params = allocateBuffer(owner, params.size(), detail::BufferUse::Device);
     detail::Access::wrap(program.params).upload(params.data(), params.size());
   }
   for (size_t i = 0; i < program.dispatches.size(); ++i) {
@@ -251,7 +251,7 @@ void recordExecution(const CompiledOperator::Impl& op, const Program& program, V
                                                    : VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
   };
   std::vector<VkBufferCopy> regions;
-  const uint64_t* addresses = static_cast<const uint64_t*>(t->table->mapped);
+  const uint64_t* addresses = t->addresses.data();
   for (size_t i = 0; i < program.dispatches.size(); ++i) {
     const auto& dispatch = program.dispatches[i];
     if (dispatch.initializer) continue;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "core/memory_types.hpp"
 #include "vulkan.hpp"
 
 namespace vkdml {
@@ -86,7 +87,6 @@ struct Device::Impl {
   bool lost = false;  // a wait failed and the device could not be drained
 
   // Allocation helpers.
-  uint32_t memoryType(uint32_t typeBits, VkMemoryPropertyFlags required, VkMemoryPropertyFlags preferred) const;
   // With pipelinesMutex held: the module of an embedded kernel (or of its
   // replacement, see kernelOverride), created on first use.
   VkShaderModule shaderModule(detail::Kernel kernel);
@@ -161,7 +161,9 @@ std::vector<uint32_t> kernelOverride(const std::string& kernel);
 // allocates, its own included (staging, parameters, binding tables,
 // scratch), comes from here: requests beyond the device's limits are
 // OutOfMemory before any Vulkan call.
-std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& device, uint64_t bytes, bool hostVisible);
+// `use` picks its memory type (core/memory_types.hpp).
+std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& device, uint64_t bytes,
+                                             detail::BufferUse use);
 
 struct CompiledOperator::Impl {
   std::shared_ptr<Device> device;
@@ -215,11 +217,13 @@ struct BoundRange {
 
 struct BindingTable::Impl {
   std::shared_ptr<const CompiledOperator::Impl> op;
-  // Host-visible: one device address per slot (inputs, outputs, temporary,
-  // persistent) as executions read them, then as the initializer does
-  // (they differ in the owned inputs': their copies in the persistent
-  // resource, or the bound buffers).
+  // BufferUse::Table: one device address per slot (inputs, outputs,
+  // temporary, persistent) as executions read them, then as the initializer
+  // does (they differ in the owned inputs': their copies in the persistent
+  // resource, or the bound buffers). `addresses` is the host's copy, which
+  // the host reads: the mapping is written only.
   std::shared_ptr<Buffer::Impl> table;
+  std::vector<uint64_t> addresses;
   std::vector<std::optional<BoundRange>> slots;  // inputs, then outputs; empty until bound
   // Bound by bindTemporary / bindPersistent; else the table's own, allocated
   // on first use (its persistent one initialized or not).

@@ -1,8 +1,11 @@
 // Buffers: allocation within the device's limits, upload, download, fill.
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <vector>
 
 #include "core/guard.hpp"
+#include "core/memory_types.hpp"
 #include "device_impl.hpp"
 
 namespace vkdml {
@@ -10,14 +13,6 @@ namespace vkdml {
 namespace {
 constexpr uint64_t kStagingChunk = 64ull << 20;
 }  // namespace
-
-uint32_t Device::Impl::memoryType(uint32_t typeBits, VkMemoryPropertyFlags required,
-                                  VkMemoryPropertyFlags preferred) const {
-  for (VkMemoryPropertyFlags want : {required | preferred, required})
-    for (uint32_t i = 0; i < memory.memoryTypeCount; ++i)
-      if ((typeBits & (1u << i)) && (memory.memoryTypes[i].propertyFlags & want) == want) return i;
-  throw Error(ErrorCode::Unsupported, "Device", "memoryType", "no suitable memory type");
-}
 
 Buffer::Impl::~Impl() {
   if (!device) return;
@@ -40,7 +35,8 @@ bool outOfMemory(VkResult r) {
 }
 }  // namespace
 
-std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& device, uint64_t bytes, bool hostVisible) {
+std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& device, uint64_t bytes,
+                                             detail::BufferUse use) {
   auto& d = detail::Access::impl(*device);
   if (bytes == 0) throw Error(ErrorCode::InvalidArgument, "Buffer", "size", "a buffer needs at least 1 byte");
   // Sizes the device cannot hold never reach the driver: passing them is
@@ -71,24 +67,32 @@ std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& devi
   VkMemoryAllocateInfo allocate{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   allocate.pNext = &flags;
   allocate.allocationSize = req.size;
-  allocate.memoryTypeIndex =
-      hostVisible ? d.memoryType(req.memoryTypeBits,
-                                 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0)
-                  : d.memoryType(req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-  const uint32_t heap = d.memory.memoryTypes[allocate.memoryTypeIndex].heapIndex;
-  const uint64_t heapSize = d.memory.memoryHeaps[heap].size;
-  if (req.size > heapSize)
-    throwOutOfMemory(bytes,
-                     detail::concat("it takes ", req.size, " bytes of memory heap ", heap, ", which holds ", heapSize));
-  // maxMemoryAllocationSize is advisory (NVIDIA reports 4 GiB and allocates
-  // more): larger sizes up to the heap's are tried, and a refusal is OutOfMemory.
-  r = d.vk.vkAllocateMemory(d.device, &allocate, nullptr, &b->memory);
-  if (outOfMemory(r))
-    throwOutOfMemory(bytes, detail::concat("the driver refused (memory heap ", heap, " holds ", heapSize,
-                                           " bytes; maxMemoryAllocationSize is ", d.info.maxMemoryAllocationSize, ")"));
-  detail::check(r, "vkAllocateMemory");
+  const std::vector<uint32_t> types = detail::memoryTypeOrder(d.memory, req.memoryTypeBits, use);
+  if (types.empty()) throw Error(ErrorCode::Unsupported, "Device", "memoryType", "no suitable memory type");
+  for (uint32_t type : types) {
+    const bool last = type == types.back();
+    const uint32_t heap = d.memory.memoryTypes[type].heapIndex;
+    const uint64_t heapSize = d.memory.memoryHeaps[heap].size;
+    if (req.size > heapSize) {
+      if (!last) continue;
+      throwOutOfMemory(
+          bytes, detail::concat("it takes ", req.size, " bytes of memory heap ", heap, ", which holds ", heapSize));
+    }
+    // maxMemoryAllocationSize is advisory (NVIDIA reports 4 GiB and allocates
+    // more): larger sizes up to the heap's are tried, and a refusal is OutOfMemory.
+    allocate.memoryTypeIndex = type;
+    r = d.vk.vkAllocateMemory(d.device, &allocate, nullptr, &b->memory);
+    if (outOfMemory(r) && !last) continue;
+    if (outOfMemory(r))
+      throwOutOfMemory(bytes,
+                       detail::concat("the driver refused (memory heap ", heap, " holds ", heapSize,
+                                      " bytes; maxMemoryAllocationSize is ", d.info.maxMemoryAllocationSize, ")"));
+    detail::check(r, "vkAllocateMemory");
+    break;
+  }
   detail::check(d.vk.vkBindBufferMemory(d.device, b->buffer, b->memory, 0), "vkBindBufferMemory");
-  if (hostVisible) detail::check(d.vk.vkMapMemory(d.device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped), "vkMapMemory");
+  if (use != detail::BufferUse::Device)
+    detail::check(d.vk.vkMapMemory(d.device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped), "vkMapMemory");
   VkBufferDeviceAddressInfo address{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
   address.buffer = b->buffer;
   b->address = d.vk.vkGetBufferDeviceAddress(d.device, &address);
@@ -96,7 +100,7 @@ std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& devi
 }
 
 Buffer Device::createBuffer(uint64_t bytes) try {
-  return Buffer(allocateBuffer(shared_from_this(), bytes, false));
+  return Buffer(allocateBuffer(shared_from_this(), bytes, detail::BufferUse::Device));
 } catch (...) {
   detail::rethrowAsError("Device", "createBuffer");
 }
@@ -160,7 +164,7 @@ void Buffer::upload(const void* data, uint64_t bytes, uint64_t offset) try {
   checkHostPointer(data, bytes, "upload");
   if (!bytes) return;
   auto& d = detail::Access::impl(*impl_->device);
-  auto staging = allocateBuffer(impl_->device, std::min(bytes, kStagingChunk), true);
+  auto staging = allocateBuffer(impl_->device, std::min(bytes, kStagingChunk), detail::BufferUse::Upload);
   for (uint64_t done = 0; done < bytes; done += kStagingChunk) {
     uint64_t n = std::min(kStagingChunk, bytes - done);
     std::memcpy(staging->mapped, static_cast<const uint8_t*>(data) + done, n);
@@ -179,7 +183,7 @@ void Buffer::download(void* data, uint64_t bytes, uint64_t offset) const try {
   checkHostPointer(data, bytes, "download");
   if (!bytes) return;
   auto& d = detail::Access::impl(*impl_->device);
-  auto staging = allocateBuffer(impl_->device, std::min(bytes, kStagingChunk), true);
+  auto staging = allocateBuffer(impl_->device, std::min(bytes, kStagingChunk), detail::BufferUse::Readback);
   for (uint64_t done = 0; done < bytes; done += kStagingChunk) {
     uint64_t n = std::min(kStagingChunk, bytes - done);
     d.submitAndWait([&](VkCommandBuffer cmd) {
