@@ -246,6 +246,13 @@ TEST_CASE("convolution_integer: paths: options, the environment variable, refusa
   test::expectRefusedAtDeviceCreation("VKDML_CONVOLUTION_PATH", "fastest");
 }
 
+namespace {
+// The 8-warp tiles of 64 columns (_n64), not the 4-warp ones (_w4_n64).
+bool isEightWarpNarrow(const std::string& kernel) {
+  return kernel.find("_n64") != std::string::npos && kernel.find("_w4_") == std::string::npos;
+}
+}  // namespace
+
 // Which operands the cooperative-matrix paths pack: CompileOptions, else
 // $VKDML_CONVOLUTION_PACKING when the Device was created (0, b, ab or nhwc), else
 // the shape decides. (The ctest entries "coopmat-emulated-packing-b: ..."
@@ -278,7 +285,8 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
               .kernelNames()
               .front()
               .rfind("convolution_integer_pack", 0) == 0);
-    // 18 K steps into 256 output channels: packed (A then takes tiles of 64 columns).
+    // 18 K steps into 256 output channels: packed (A then takes tiles of 64
+    // columns, K split across the grid: on 8 warps).
     Tensor wideFilter(I8, {256, 64, 3, 3}), wideOutput(I32, {1, 256, 8, 8});
     const std::vector<std::string> wideKernels =
         fresh
@@ -286,7 +294,7 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
                               {path, vkdml::ConvolutionPacking::Auto})
             .kernelNames();
     CHECK(wideKernels.front().rfind("convolution_integer_pack", 0) == 0);
-    CHECK(wideKernels.back().find("_w4_n64") != std::string::npos);
+    CHECK_MESSAGE(isEightWarpNarrow(wideKernels.back()), wideKernels.back());
     // A filter flagged DML_TENSOR_FLAG_OWNED_BY_DML is packed by the
     // initializer alone: the 18-step layer then packs it (the GEMM reads it
     // packed, no pack per execution), a 1x1 layer of 2 K steps does not.
@@ -308,15 +316,22 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
     CHECK(initializer.size() == 1);
     CHECK(initializer.front().rfind("copy_", 0) == 0);
     CHECK(ownedPointwise.kernelNames().front().find("_packed") == std::string::npos);
-    // 49 rows, 512 columns, 64 K steps: 8 tiles of 64 columns on 4 warps
-    // (K split: 256 workgroups) rather than 2 of 256 on 8 (64 workgroups).
+    // The GEMM kernel Auto takes for a 1x1 convolution.
+    auto gemmKernel = [&](Tensor& in, Tensor& f, Tensor& out) {
+      return fresh->compileOperator(fresh->createOperator(conv1x1.make(in, nullptr, f, nullptr, out)), {path})
+          .kernelNames()
+          .back();
+    };
+    // 49 rows, 512 columns, 64 K steps: 8 tiles of 64 columns (K split: 256
+    // workgroups, of 8 warps) rather than 2 of 256 (64 workgroups).
     Tensor fewRows(U8, {1, 2048, 7, 7}), wide(I8, {512, 2048, 1, 1}), fewRowsOutput(I32, {1, 512, 7, 7});
-    const std::vector<std::string> narrowTiles =
-        fresh
-            ->compileOperator(fresh->createOperator(conv1x1.make(fewRows, nullptr, wide, nullptr, fewRowsOutput)),
-                              {path})
-            .kernelNames();
-    CHECK_MESSAGE(narrowTiles.back().find("_w4_n64") != std::string::npos, narrowTiles.back());
+    const std::string narrowTiles = gemmKernel(fewRows, wide, fewRowsOutput);
+    CHECK_MESSAGE(isEightWarpNarrow(narrowTiles), narrowTiles);
+    // 196 rows, 1024 columns, 8 K steps: too few to split, tiles of 64
+    // columns on 4 warps.
+    Tensor fewSteps(U8, {1, 256, 14, 14}), wider(I8, {1024, 256, 1, 1}), fewStepsOutput(I32, {1, 1024, 14, 14});
+    const std::string unsplit = gemmKernel(fewSteps, wider, fewStepsOutput);
+    CHECK_MESSAGE(unsplit.find("_w4_n64") != std::string::npos, unsplit);
   }
   CHECK(packs(device, vkdml::ConvolutionPacking::Filter));
   CHECK(packs(device, vkdml::ConvolutionPacking::Both));

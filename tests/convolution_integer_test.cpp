@@ -205,13 +205,13 @@ TEST_CASE("convolution_integer: 16-warp tiles [large]") {
               rng);
 }
 
-// Few rows (batch 1): Auto takes tiles of 64 columns on 4 warps where they
-// make at least as many workgroups, here with K split across the grid (49
+// Few rows (batch 1): Auto takes tiles of 64 columns where they make at
+// least as many workgroups, on 8 warps with K split across the grid (49
 // rows, 320 columns: 5 tiles and a partial one's 64 columns; 32 and 144 K
 // steps; a 1x1 filter over gathered rows, a 3x3 over packed ones; 784 rows
-// in 28 tiles, split in chunks of 2 steps as few rows allow), and without
+// in 28 tiles, split in chunks of 2 steps as few rows allow), on 4 without
 // (784 rows, 4 K steps).
-TEST_CASE("convolution_integer: few rows, tiles of 64 columns on 4 warps") {
+TEST_CASE("convolution_integer: few rows, tiles of 64 columns on 4 or 8 warps") {
   std::mt19937_64 rng(137);
   runVariants({case2d({1, 1024, 7, 7}, {320, 1024, 1, 1}, 1, 1, 0, 0, 1),
                case2d({1, 512, 7, 7}, {300, 512, 3, 3}, 1, 1, 1, 1, 1),

@@ -283,7 +283,18 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
         (aPacking == shader::A_CHANNELS_LAST || (aPacking == shader::A_GATHERED && p.tiles >= kSixteenWarpsMinTiles)) &&
         sameShape(fragment, kFragmentShapes[0]) && device.maxComputeWorkGroupSizeX >= 16 * 32 &&
         device.maxComputeSharedMemorySize >= coopmatSharedBytes(16, 128);
-    const uint32_t warps = fourWarps ? 4 : sixteenWarps ? 16 : 8;
+    // Tiles of 64 columns whose K splits across the grid take 8 warps of 4 x
+    // 1 fragments (the _n64 variants) in place of 4 of 4 x 2: each chunk's
+    // few K steps and its atomic adds spread over twice the warps. On the
+    // H100 ten of the twelve such batch-1 layers of ResNet-50 took 2-9% less
+    // time, two 1-2% more; where K is not split they took more
+    // (bench/results/four_warp_tiles.md). At 16x16x32 with 32-bit offsets,
+    // the one variant they have.
+    const uint64_t narrowTiles = uint64_t(p.mTiles) * ((p.groupOutputChannels + 63) / 64) * groups;
+    const bool eightNarrow = fourWarps && fourWarpColumns == 64 && indexBits == 32 &&
+                             sameShape(fragment, kFragmentShapes[0]) &&
+                             gridWorkgroups(narrowTiles, 4, 64) > narrowTiles;
+    const uint32_t warps = fourWarps ? (eightNarrow ? 8 : 4) : sixteenWarps ? 16 : 8;
     if (fourWarps) {
       bn = fourWarpColumns;
       nTiles = (p.groupOutputChannels + bn - 1) / bn;
