@@ -172,7 +172,7 @@ TEST_CASE("convolution_integer: groups of 32 channels and more") {
 
 // The cooperative-matrix kernel's tile order (bands of 8 m tiles, n
 // slowest within a band, the last band shorter) and its grids where A
-// comes packed: 8 warps for 70 tiles, 4 warps (tiles 128 wide) for 20 and
+// comes packed: 8 warps for 70 tiles and (tiles 128 wide) for 20, 4 warps
 // (64 wide, for 40 channels) for 35, and K split across the grid for 12
 // tiles of 36 K steps.
 TEST_CASE("convolution_integer: tile bands, 4 and 8 warps, K split over 12 tiles [large]") {

@@ -14,8 +14,8 @@ namespace detail {
 
 namespace {
 // The cooperative-matrix kernel's tile (shader::COOPMAT_*): BM = 128 rows,
-// BN = 128 or 256 columns (8 warps of FN = 2 or 4 fragments along n), or 64
-// or 128 (4 warps of 2 or 4), BK = 32, double-buffered.
+// BN = 64, 128 or 256 columns (8 warps of FN = 1, 2 or 4 fragments along n),
+// or 64 (4 warps of 2); 256 x 128 on 16 warps; BK = 32, double-buffered.
 // Packed operands take binding-table scratch: at most this much (the 3x3
 // 256->256 layer of the benchmarks, N = 32, takes 232 MB), else the GEMM
 // gathers its operands itself.
@@ -145,7 +145,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   const bool contiguousRows = (p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && wordRows) || imageRows;
   // The cooperative-matrix GEMM's tiles: 256 columns where they fit (A is
   // then staged once per 256 output channels: measured faster than 128,
-  // bench/results/four_warp_tiles.md), unless 4 warps take narrower ones (below). The
+  // bench/results/four_warp_tiles.md), unless narrower ones pay (below). The
   // filter (B), and for some shapes the im2col matrix (A), are packed into
   // scratch first (convolution_integer_pack.comp, choosePacking) where that
   // takes at most kMaxPackedBytes: the GEMM then stages whole 16-byte
@@ -236,11 +236,10 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     const bool aRows = shader::packARows(aPacking, kTiles, mTiles);
     const bool prefetch = packing && (!packA || aRows);
     const bool emulated = path == ConvolutionPath::CooperativeMatrixEmulated;
-    // Where K is not split across the grid, workgroups of 4 warps (the _w4
-    // variants) take tiles of 128 columns where the 8-warp tiles of 256 are
-    // few (they leave most of a large GPU idle; these make twice as many),
-    // and tiles of 64 columns for at most 64 output channels (where half of
-    // the 8-warp tile's 128 columns would be idle fragments)
+    // Where K is not split across the grid, narrower tiles: 128 columns where
+    // the tiles of 256 are few (they leave most of a large GPU idle; these
+    // make twice as many), 64 columns for at most 64 output channels (where
+    // half of a 128-column tile's would be idle fragments)
     // (bench/results/four_warp_tiles.md).
     const bool narrow = p.groupOutputChannels <= 64;
     // The workgroups a grid of `tiles` tiles of `warps` x `columns` makes,
@@ -254,8 +253,8 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     const bool eightSplit = parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, packing, prefetch, fragment),
                                                          p.tiles, kTiles, device),
                                                p.tiles, kTiles, output, p.M, packA) != 0;
-    bool fourWarps = ((p.tiles <= kFewTilesMax && bn == 256) || narrow) && !eightSplit;
-    uint32_t fourWarpColumns = narrow ? 64 : 128;
+    bool narrowerTiles = ((p.tiles <= kFewTilesMax && bn == 256) || narrow) && !eightSplit;
+    uint32_t narrowerColumns = narrow ? 64 : 128;
     // Few rows (batch 1): tiles of 64 columns on 4 warps wherever they make
     // at least as many workgroups as the plan above, K split or not, unless A
     // is gathered through a kernel wider than 1x1 (each column tile gathers
@@ -266,11 +265,11 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
         (aPacking != shader::A_GATHERED || (p.kernelH == 1 && p.kernelW == 1))) {
       const uint64_t tiles64 = uint64_t(p.mTiles) * ((p.groupOutputChannels + 63) / 64) * groups;
       const uint64_t current =
-          fourWarps ? gridWorkgroups(uint64_t(p.mTiles) * ((p.groupOutputChannels + 127) / 128) * groups, 4, 128)
-                    : gridWorkgroups(p.tiles, 8, bn);
+          narrowerTiles ? gridWorkgroups(uint64_t(p.mTiles) * ((p.groupOutputChannels + 127) / 128) * groups, 8, 128)
+                        : gridWorkgroups(p.tiles, 8, bn);
       if (gridWorkgroups(tiles64, 4, 64) >= current) {
-        fourWarps = true;
-        fourWarpColumns = 64;
+        narrowerTiles = true;
+        narrowerColumns = 64;
       }
     }
     // 16 warps (the _w16 variants, tiles of 256 x 128) in place of 8 on
@@ -279,24 +278,25 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // on smaller grids they lost (bench/results/occupancy.md). At 16x16x32
     // and without the register ring, the one variant they have.
     const bool sixteenWarps =
-        !fourWarps && bn == 128 && !eightSplit && !prefetch &&
+        !narrowerTiles && bn == 128 && !eightSplit && !prefetch &&
         (aPacking == shader::A_CHANNELS_LAST || (aPacking == shader::A_GATHERED && p.tiles >= kSixteenWarpsMinTiles)) &&
         sameShape(fragment, kFragmentShapes[0]) && device.maxComputeWorkGroupSizeX >= 16 * 32 &&
         device.maxComputeSharedMemorySize >= coopmatSharedBytes(16, 128);
-    // Tiles of 64 columns whose K splits across the grid take 8 warps of 4 x
-    // 1 fragments (the _n64 variants) in place of 4 of 4 x 2: each chunk's
-    // few K steps and its atomic adds spread over twice the warps. On the
-    // H100 ten of the twelve such batch-1 layers of ResNet-50 took 2-9% less
-    // time, two 1-2% more; where K is not split they took more
-    // (bench/results/four_warp_tiles.md). At 16x16x32 with 32-bit offsets,
-    // the one variant they have.
+    // Tiles of 128 columns take 8 warps (4 x 2 fragments each): on these few
+    // tiles (one workgroup per SM) 4 warps of 4 x 4 ran 7-16% slower on the
+    // H100. Tiles of 64 columns take 4 warps of 4 x 2, or where K splits
+    // across the grid 8 warps of 4 x 1 (the _n64 variants): each chunk's
+    // few K steps and its atomic adds spread over twice the warps (ten of
+    // the twelve such batch-1 layers of ResNet-50 took 2-9% less time, two
+    // 1-2% more; where K is not split 8 warps took more). At 16x16x32 with
+    // 32-bit offsets, the one _n64 variant (bench/results/four_warp_tiles.md).
     const uint64_t narrowTiles = uint64_t(p.mTiles) * ((p.groupOutputChannels + 63) / 64) * groups;
-    const bool eightNarrow = fourWarps && fourWarpColumns == 64 && indexBits == 32 &&
+    const bool eightNarrow = narrowerTiles && narrowerColumns == 64 && indexBits == 32 &&
                              sameShape(fragment, kFragmentShapes[0]) &&
                              gridWorkgroups(narrowTiles, 4, 64) > narrowTiles;
-    const uint32_t warps = fourWarps ? (eightNarrow ? 8 : 4) : sixteenWarps ? 16 : 8;
-    if (fourWarps) {
-      bn = fourWarpColumns;
+    const uint32_t warps = narrowerTiles && narrowerColumns == 64 && !eightNarrow ? 4 : sixteenWarps ? 16 : 8;
+    if (narrowerTiles) {
+      bn = narrowerColumns;
       nTiles = (p.groupOutputChannels + bn - 1) / bn;
       p.nTiles = nTiles;
       p.tiles = p.mTiles * p.nTiles * groups;

@@ -114,8 +114,8 @@ constexpr uint64_t kSplitMaxChunks = 36;
 // kSplitFewRowsMaxTiles tiles in chunks of kSplitMinSteps or more: each
 // chunk's atomic adds cover few rows there. On the H200 every batch-1 layer
 // this reached ran as fast or faster, up to 1.4x (bench/results/batch1_narrow_tiles.md).
-// Such GEMMs may also take tiles of 64 columns on 4 warps for more than 64
-// output channels (the plan's fourWarps).
+// Such GEMMs may also take tiles of 64 columns for more than 64 output
+// channels (the plan's narrowerTiles).
 constexpr uint32_t kNarrowTilesMaxRows = 1024;
 constexpr uint64_t kSplitFewRowsMaxTiles = 64;
 // Up to kSplitPackedMaxRows rows, where A is packed with each execution
@@ -127,10 +127,11 @@ constexpr uint64_t kSplitFewRowsMaxTiles = 64;
 // (bench/results/split_k.md).
 constexpr uint32_t kSplitPackedMaxRows = 4096;
 constexpr uint32_t kSplitPackedMinSteps = 4;
-// At most this many tiles of 8 warps (256 columns) take 4-warp tiles of
-// 128 instead (where K is not split): on the H100 (132 SMs) 4 warps ran
-// faster at 26 and 49 tiles over all of K, slower at 98 and more, and
-// slower where they make no more tiles (bench/results/split_k.md).
+// At most this many tiles of 256 columns take tiles of 128 instead (where
+// K is not split): on the H100 (132 SMs) 4-warp tiles of 128 ran faster at
+// 26 and 49 tiles over all of K, slower at 98 and more, and slower where
+// they make no more tiles (bench/results/split_k.md); 8-warp ones are
+// faster still (bench/results/four_warp_tiles.md).
 constexpr uint64_t kFewTilesMax = 64;
 // Where A is gathered, at least this many 8-warp tiles of 128 columns take
 // 16-warp tiles of 256 x 128 instead: on the H100 they ran 1.28x faster at

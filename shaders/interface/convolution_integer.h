@@ -184,8 +184,8 @@ const uint PACK_ROW_MIN_TILES = 2048u;
 // m, WARPS_N along n), each COOPMAT_FM x FN fragments of 16x16, K steps of
 // COOPMAT_BK; BN = FN * 64 is the variant's (64, 128 or 256; of 64 the
 // first 2 * BN invocations stage B). The _w4 variants
-// take 4 warps (2 x 2) of 4 x FN fragments, BN = FN * 32 (64 or 128); their
-// invocations stage twice the A of 8 warps'. The _w16 variants take 16
+// take 4 warps (2 x 2) of 4 x 2 fragments, BN = 64; their invocations
+// stage twice the A of 8 warps'. The _w16 variants take 16
 // warps (4 x 4) of 4 x 2 fragments, tiles of 256 x 128: a workgroup of 512
 // invocations fits one SM only within 128 registers, so twice the warps of
 // 8 run per SM (bench/results/occupancy.md); the first 2 * BN invocations
