@@ -5,6 +5,7 @@
 // workgroups stop short of 512 invocations or whose shared memory is short
 // of their 43008 bytes (lavapipe's 32 KiB). (The results of those plans:
 // "convolution_integer: 16-warp tiles" in convolution_integer_test.cpp.)
+// And the warps on tiles narrower than 256 columns.
 #include "planning.hpp"
 
 using namespace test::planning;
@@ -59,4 +60,24 @@ TEST_CASE("convolution plan: 16-warp tiles") {
   vkdml::DeviceInfo lavapipeLike = gpu;
   lavapipeLike.maxComputeSharedMemorySize = 32768;
   CHECK(planGemm(packed, lavapipeLike, channelsLast).kernel == "convolution_integer_coopmat_nv_n128_i32_packed");
+}
+
+// The warps on tiles narrower than 256 columns: 8 on 128 columns (where the
+// 256-column tiles are few), 4 on 64 unless K splits across the grid, then
+// 8 (the _n64 variants).
+TEST_CASE("convolution plan: 8 warps on narrower tiles, 4 on unsplit 64-column ones") {
+  const vkdml::DeviceInfo gpu = fullDevice();
+  const auto none = vkdml::ConvolutionPacking::None;
+  // 6272 rows, 256 columns, 32 K steps: 49 tiles of 256 columns make 98 of 128.
+  Gemm g = planGemm(Conv2d(1024, 256, 56, 112, 1), gpu, none);
+  CHECK(g.kernel == "convolution_integer_coopmat_nv_n128_i32");
+  CHECK(g.workgroups == 98);
+  // 49 rows, 512 columns, 64 K steps: 8 tiles of 64 columns, K split.
+  g = planGemm(Conv2d(2048, 512, 7, 7, 1), gpu, none);
+  CHECK(g.kernel == "convolution_integer_coopmat_nv_n64_i32");
+  CHECK(g.workgroups == 8);
+  // 196 rows, 1024 columns, 8 K steps: 32 tiles of 64 columns, not split.
+  g = planGemm(Conv2d(256, 1024, 14, 14, 1), gpu, none);
+  CHECK(g.kernel == "convolution_integer_coopmat_nv_w4_n64_i32");
+  CHECK(g.workgroups == 32);
 }
