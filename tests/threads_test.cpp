@@ -228,6 +228,19 @@ TEST_CASE("threads: compileOperators compiles side by side, each pipeline once, 
     test::SmallOperator& op = *small[i % small.size()];
     CHECK(test::runSmall(*device, compiled[i], op) == "");
   }
+  // Without a pipeline cache, the call still compiles each pipeline once:
+  // it compiles the distinct ones first, then builds the operators on them.
+  vkdml::DeviceOptions uncached = countingOptions(messages);
+  uncached.pipelineCacheLimit = 0;
+  auto noCache = vkdml::Device::create(uncached);
+  std::vector<vkdml::Operator> noCacheOps;
+  for (int copy = 0; copy < 2; ++copy)
+    for (auto& op : small) noCacheOps.push_back(noCache->createOperator(op->desc));
+  const std::vector<vkdml::CompiledOperator> noCacheCompiled = noCache->compileOperators(noCacheOps, {}, 8);
+  CHECK(noCache->pipelineCacheStats().misses == misses);
+  CHECK(noCache->pipelineCacheStats().pipelines == 0);
+  for (size_t i = 0; i < noCacheCompiled.size(); ++i)
+    CHECK(test::runSmall(*noCache, noCacheCompiled[i], *small[i % small.size()]) == "");
   // An empty operator fails the call with compileOperator's error.
   ops.insert(ops.begin() + 3, vkdml::Operator());
   try {

@@ -449,7 +449,8 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
   CompiledOperator compileOperator(const Operator& op, const CompileOptions& options = {});
   // compileOperator for each of `ops`, on up to `threads` threads (0: one
   // per hardware thread), results in the order of `ops`: the driver's
-  // pipeline compiles, most of a network's compile time, run side by side.
+  // pipeline compiles, most of a network's compile time, run side by side,
+  // each distinct pipeline once (also with pipelineCacheLimit 0).
   // compileOperator itself may also be called from several threads at once.
   // What the first failing operator (in order) threw is rethrown once all
   // have finished.

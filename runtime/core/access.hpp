@@ -14,6 +14,7 @@ struct Access {
   static const std::shared_ptr<Buffer::Impl>& sharedImpl(const Buffer& buffer) { return buffer.impl_; }
   static Buffer wrap(std::shared_ptr<Buffer::Impl> impl) { return Buffer(std::move(impl)); }
   static Device::Impl& impl(const Device& device) { return *device.impl_; }
+  static bool hasPlan(const Operator& op) { return op.plan_ != nullptr; }
   static const OperatorPlan& plan(const Operator& op) { return *op.plan_; }
 };
 

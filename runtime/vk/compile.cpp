@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <map>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -35,10 +37,14 @@ void checkLoopBudget(const OperatorPlan& plan, const std::vector<detail::Dispatc
                                  " (kLoopBudget): the planner must split this work"));
 }
 
+using PipelineKey = Device::Impl::PipelineKey;
+using Pipelines = std::map<PipelineKey, std::shared_ptr<const detail::Pipeline>>;
+
 // The pipelines and the parameter blocks (all in one device-local buffer,
-// each 256-byte aligned) of `dispatches`.
+// each 256-byte aligned) of `dispatches`: those in `ready` (compiled ahead
+// by compileOperators), else from the Device's cache.
 Program buildProgram(Device::Impl& device, const std::shared_ptr<Device>& owner,
-                     std::vector<detail::Dispatch> dispatches) {
+                     std::vector<detail::Dispatch> dispatches, const Pipelines& ready) {
   Program program;
   program.dispatches = std::move(dispatches);
   std::vector<uint8_t> params;
@@ -54,8 +60,13 @@ Program buildProgram(Device::Impl& device, const std::shared_ptr<Device>& owner,
   }
   for (size_t i = 0; i < program.dispatches.size(); ++i) {
     const auto& d = program.dispatches[i];
-    program.pipelineOwners.push_back(d.isTransfer() ? nullptr : device.pipeline(d.kernel, d.specialization));
-    program.pipelines.push_back(d.isTransfer() ? VK_NULL_HANDLE : program.pipelineOwners.back()->handle);
+    std::shared_ptr<const detail::Pipeline> pipeline;
+    if (!d.isTransfer()) {
+      const auto found = ready.find({d.kernel, d.specialization});
+      pipeline = found != ready.end() && found->second ? found->second : device.pipeline(d.kernel, d.specialization);
+    }
+    program.pipelineOwners.push_back(pipeline);
+    program.pipelines.push_back(pipeline ? pipeline->handle : VK_NULL_HANDLE);
     program.paramsAddress.push_back(d.params.empty() ? 0 : program.params->address + offsets[i]);
   }
   return program;
@@ -64,23 +75,33 @@ Program buildProgram(Device::Impl& device, const std::shared_ptr<Device>& owner,
 bool hasTransfers(const std::vector<detail::Dispatch>& dispatches) {
   return std::any_of(dispatches.begin(), dispatches.end(), [](const detail::Dispatch& d) { return d.isTransfer(); });
 }
-}  // namespace
 
-CompiledOperator Device::compileOperator(const Operator& op, const CompileOptions& options) try {
-  if (!op.plan_) throw Error(ErrorCode::InvalidArgument, "Device", "compileOperator", "the operator is empty");
-  const OperatorPlan& plan = *op.plan_;
+// An operator planned, before anything is created on the device: its
+// resources' sizes, its owned inputs and the dispatches of its programs.
+struct PlannedOperator {
+  std::shared_ptr<CompiledOperator::Impl> compiled;
+  std::vector<detail::Dispatch> executed;
+  std::optional<std::vector<detail::Dispatch>> kernelsOnly;
+};
+
+PlannedOperator planOperator(Device& owner, const Device::Impl& device, const Operator& op,
+                             const CompileOptions& options) {
+  if (!detail::Access::hasPlan(op))
+    throw Error(ErrorCode::InvalidArgument, "Device", "compileOperator", "the operator is empty");
+  const OperatorPlan& plan = detail::Access::plan(op);
   detail::checkCompileOptions(plan.name, options);
-  auto compiled = std::make_shared<CompiledOperator::Impl>();
-  compiled->device = shared_from_this();
+  PlannedOperator planned;
+  auto compiled = planned.compiled = std::make_shared<CompiledOperator::Impl>();
+  compiled->device = owner.shared_from_this();
   compiled->op = op;
-  std::vector<detail::Dispatch> executed = plan.plan(impl_->info, options, impl_->planDefaults);
+  std::vector<detail::Dispatch>& executed = planned.executed = plan.plan(device.info, options, device.planDefaults);
   // Where Device::execute takes transfer commands, record() takes the
   // kernel plan, whose commands follow the binding table when they run.
-  std::optional<std::vector<detail::Dispatch>> kernelsOnly;
+  std::optional<std::vector<detail::Dispatch>>& kernelsOnly = planned.kernelsOnly;
   if (hasTransfers(executed)) {
     CompileOptions kernelOptions = options;
     kernelOptions.copyPath = CopyPath::Kernel;
-    kernelsOnly = plan.plan(impl_->info, kernelOptions, impl_->planDefaults);
+    kernelsOnly = plan.plan(device.info, kernelOptions, device.planDefaults);
     if (hasTransfers(*kernelsOnly))
       throw Error(ErrorCode::Internal, plan.name, "copyPath", "the kernel copy path planned transfer commands");
   }
@@ -121,15 +142,46 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
     if (std::any_of(dispatches.begin(), dispatches.end(),
                     [](const detail::Dispatch& d) { return d.zeroScratch && !d.initializer; }))
       dispatches.insert(dispatches.begin(), detail::planFill(detail::temporarySlot(tensorSlots), 0,
-                                                             compiled->scratchBytes, 0, impl_->info));
+                                                             compiled->scratchBytes, 0, device.info));
   };
   zeroScratchFirst(executed);
   if (kernelsOnly) zeroScratchFirst(*kernelsOnly);
   checkLoopBudget(plan, executed);
   if (kernelsOnly) checkLoopBudget(plan, *kernelsOnly);
-  compiled->executed = buildProgram(*impl_, compiled->device, std::move(executed));
-  if (kernelsOnly) compiled->kernelsOnly = buildProgram(*impl_, compiled->device, std::move(*kernelsOnly));
-  return CompiledOperator(compiled);
+  return planned;
+}
+
+// The planned operator with its programs' pipelines and parameter blocks.
+std::shared_ptr<CompiledOperator::Impl> buildOperator(Device::Impl& device, PlannedOperator planned,
+                                                      const Pipelines& ready) {
+  auto& compiled = *planned.compiled;
+  compiled.executed = buildProgram(device, compiled.device, std::move(planned.executed), ready);
+  if (planned.kernelsOnly)
+    compiled.kernelsOnly = buildProgram(device, compiled.device, std::move(*planned.kernelsOnly), ready);
+  return planned.compiled;
+}
+
+// Runs work(i) for each i < count on up to `threads` threads (this one
+// among them), each taking the next i as it finishes one.
+template <typename Work>
+void sideBySide(size_t count, uint32_t threads, const Work& work) {
+  std::atomic<size_t> next{0};
+  auto loop = [&] {
+    for (size_t i = next++; i < count; i = next++) work(i);
+  };
+  std::vector<std::thread> pool;
+  try {
+    for (size_t t = 1; t < std::min<size_t>(threads, count); ++t) pool.emplace_back(loop);
+  } catch (const std::system_error&) {
+    // Fewer threads: this one and those started take all of the work.
+  }
+  loop();
+  for (auto& thread : pool) thread.join();
+}
+}  // namespace
+
+CompiledOperator Device::compileOperator(const Operator& op, const CompileOptions& options) try {
+  return CompiledOperator(buildOperator(*impl_, planOperator(*this, *impl_, op, options), {}));
 } catch (...) {
   detail::rethrowAsError("Device", "compileOperator");
 }
@@ -137,24 +189,44 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
 std::vector<CompiledOperator> Device::compileOperators(const std::vector<Operator>& ops, const CompileOptions& options,
                                                        uint32_t threads) try {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<CompiledOperator> compiled(ops.size());
-  std::vector<std::exception_ptr> errors(ops.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < ops.size(); i = next++) try {
-        compiled[i] = compileOperator(ops[i], options);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-  };
-  std::vector<std::thread> pool;
-  try {
-    for (size_t t = 1; t < std::min<size_t>(threads, ops.size()); ++t) pool.emplace_back(work);
-  } catch (const std::system_error&) {
-    // Fewer threads: this one and those started take all of the work.
-  }
-  work();
-  for (auto& thread : pool) thread.join();
+  const size_t count = ops.size();
+  std::vector<std::optional<PlannedOperator>> planned(count);
+  std::vector<std::exception_ptr> errors(count);
+  for (size_t i = 0; i < count; ++i) try {
+      planned[i] = planOperator(*this, *impl_, ops[i], options);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  // Every distinct pipeline once, each on the next free thread, the
+  // cooperative-matrix ones (hundreds of ms each) first: one operator's
+  // pipelines compile side by side, and no thread starts a long one last.
+  Pipelines ready;
+  for (const auto& p : planned)
+    if (p)
+      for (const auto* program : {&p->executed, p->kernelsOnly ? &*p->kernelsOnly : nullptr})
+        if (program)
+          for (const auto& d : *program)
+            if (!d.isTransfer()) ready.emplace(PipelineKey(d.kernel, d.specialization), nullptr);
+  std::vector<Pipelines::iterator> order;
+  for (auto it = ready.begin(); it != ready.end(); ++it) order.push_back(it);
+  std::stable_partition(order.begin(), order.end(),
+                        [](Pipelines::iterator it) { return detail::warpKernel(it->first.first); });
+  sideBySide(order.size(), threads, [&](size_t i) {
+    try {
+      order[i]->second = impl_->pipeline(order[i]->first.first, order[i]->first.second);
+    } catch (...) {
+      // Left null: buildOperator asks again, and reports the failure.
+    }
+  });
+  std::vector<CompiledOperator> compiled(count);
+  sideBySide(count, threads, [&](size_t i) {
+    if (!planned[i]) return;
+    try {
+      compiled[i] = CompiledOperator(buildOperator(*impl_, std::move(*planned[i]), ready));
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  });
   for (const auto& error : errors)
     if (error) std::rethrow_exception(error);
   return compiled;
