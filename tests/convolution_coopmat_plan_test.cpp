@@ -81,3 +81,61 @@ TEST_CASE("convolution plan: 8 warps on narrower tiles, 4 on unsplit 64-column o
   CHECK(g.kernel == "convolution_integer_coopmat_nv_w4_n64_i32");
   CHECK(g.workgroups == 32);
 }
+
+namespace {
+
+// One image, C -> OC over H x W, a K x K kernel at `stride`, padded by `pad`.
+struct PaddedConv {
+  Desc input, filter, output;
+  UINT strides[2], pads[2], ones[2] = {1, 1};
+  DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv{};
+  PaddedConv(UINT c, UINT oc, UINT hw, UINT k, UINT stride, UINT pad)
+      : input(DML_TENSOR_DATA_TYPE_UINT8, {1, c, hw, hw}),
+        filter(DML_TENSOR_DATA_TYPE_INT8, {oc, c, k, k}),
+        output(DML_TENSOR_DATA_TYPE_INT32, {1, oc, (hw + 2 * pad - k) / stride + 1, (hw + 2 * pad - k) / stride + 1}),
+        strides{stride, stride},
+        pads{pad, pad} {
+    conv = {&input.tensor, nullptr, &filter.tensor, nullptr, &output.tensor, 2, strides, ones, pads, pads, 1};
+  }
+  DML_OPERATOR_DESC desc() const { return {DML_OPERATOR_CONVOLUTION_INTEGER, &conv}; }
+};
+
+// The GEMM's dispatch (the last) of `c`'s plan through `packing`.
+Dispatch gemmDispatch(const PaddedConv& c, vkdml::ConvolutionPacking packing) {
+  const vkdml::Operator op = test::device().createOperator(c.desc());
+  vkdml::CompileOptions options;
+  options.convolutionPath = vkdml::ConvolutionPath::CooperativeMatrix;
+  options.convolutionPacking = packing;
+  const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(fullDevice(), options, {});
+  REQUIRE_FALSE(dispatches.empty());
+  return dispatches.back();
+}
+
+bool samePipeline(const Dispatch& a, const Dispatch& b) {
+  return a.kernel == b.kernel && a.specialization == b.specialization;
+}
+
+}  // namespace
+
+// Where A comes in scratch the GEMM reads none of what the pack read
+// (shader::GATHER_FLAGS, the padding; for the im2col matrix, the geometry):
+// layers that differ only there share the GEMM's pipeline. Gathered, they
+// do not: the geometry folds into the staging.
+TEST_CASE("convolution plan: GEMMs with A in scratch share pipelines across geometries") {
+  const auto none = vkdml::ConvolutionPacking::None, both = vkdml::ConvolutionPacking::Both,
+             channelsLast = vkdml::ConvolutionPacking::ChannelsLast;
+  // 28 x 28 outputs, K = 576, 256 columns: 3x3 of 64 channels, padded or
+  // over a larger input, or 1x1 of 576 channels.
+  const PaddedConv padded(64, 256, 28, 3, 1, 1), unpadded(64, 256, 30, 3, 1, 0), pointwise(576, 256, 28, 1, 1, 0);
+  CHECK(samePipeline(gemmDispatch(padded, both), gemmDispatch(unpadded, both)));
+  CHECK(samePipeline(gemmDispatch(padded, both), gemmDispatch(pointwise, both)));
+  CHECK(samePipeline(gemmDispatch(padded, channelsLast), gemmDispatch(unpadded, channelsLast)));
+  // Channels-last A still reads the taps' geometry; gathered A all of it.
+  CHECK_FALSE(samePipeline(gemmDispatch(padded, channelsLast), gemmDispatch(pointwise, channelsLast)));
+  CHECK_FALSE(samePipeline(gemmDispatch(padded, none), gemmDispatch(unpadded, none)));
+  CHECK_FALSE(samePipeline(gemmDispatch(padded, none), gemmDispatch(pointwise, none)));
+  // The stride: read channels-last, not from the im2col matrix.
+  const PaddedConv strided(64, 256, 56, 3, 2, 1);  // 28 x 28 outputs
+  CHECK(samePipeline(gemmDispatch(padded, both), gemmDispatch(strided, both)));
+  CHECK_FALSE(samePipeline(gemmDispatch(padded, channelsLast), gemmDispatch(strided, channelsLast)));
+}

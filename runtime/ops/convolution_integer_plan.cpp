@@ -25,12 +25,13 @@ constexpr uint32_t kOutputSlot = 4;  // after InputTensor, its zero point, Filte
 
 // One dispatch per chunk of K (`step` bytes of k per K step): `d` with its
 // parameter block for each, and its specialization constants `constants`
-// with the field `flags` carrying the flags of the split
-// (shader::SPLIT_FLAGS), all the flags where `allFlags`. Unsplit work
-// dispatches as always: those flags 0, so the kernel folds their code away.
+// with the field `flags` carrying the flags of `constantFlags` (the kernel
+// reads the others from ConvParams, or not at all): those of the split
+// (shader::SPLIT_FLAGS) at least. Unsplit work dispatches as always: those
+// flags 0, so the kernel folds their code away.
 template <typename Constants>
 std::vector<Dispatch> chunkDispatches(Dispatch d, ConvParams p, const GemmSplit& split, uint32_t step,
-                                      Constants constants, uint32_t Constants::*flags, bool allFlags) {
+                                      Constants constants, uint32_t Constants::*flags, uint32_t constantFlags) {
   std::vector<Dispatch> dispatches;
   d.groups = split.groups;
   d.loopPasses = split.loopPasses;
@@ -45,7 +46,7 @@ std::vector<Dispatch> chunkDispatches(Dispatch d, ConvParams p, const GemmSplit&
     }
     if (c > 0) chunk.flags |= shader::ACCUMULATE;
     d.params = bytesOf(chunk);
-    constants.*flags = allFlags ? chunk.flags : chunk.flags & shader::SPLIT_FLAGS;
+    constants.*flags = chunk.flags & constantFlags;
     d.specialization = shader::specializationOf(constants);
     dispatches.push_back(d);
   }
@@ -319,6 +320,15 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     Coopmat constants = withGeometry<Coopmat>(p);
     constants.WORKGROUP_SIZE = 32 * warps;
     constants.A_PACKING = aPacking;
+    // A in scratch: none of what the pack read (shader::GATHER_FLAGS).
+    const uint32_t constantFlags = packA ? ~shader::GATHER_FLAGS : ~0u;
+    if (packA) constants.PAD_Y = constants.PAD_X = 0;
+    if (aPacking == shader::A_IM2COL) {
+      const Coopmat none;
+      constants.KH = none.KH, constants.KW = none.KW;
+      constants.STRIDE_Y = none.STRIDE_Y, constants.STRIDE_X = none.STRIDE_X;
+      constants.DILATION_Y = none.DILATION_Y, constants.DILATION_X = none.DILATION_X;
+    }
     const GemmLoops loops = coopmatLoops(bn, warps, emulated, packing, prefetch, fragment);
     const GemmSplit split = splitGemm(loops, p.tiles, kTiles, device);
     // The GEMM's dispatches: K split across the grid after the output is
@@ -326,7 +336,8 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // splitGemm says.
     const uint32_t chunkSteps = parallelChunkSteps(split, p.tiles, kTiles, output, p.M, packA);
     auto gemm = [&](Dispatch g, bool zeroedByPack) {
-      if (chunkSteps == 0) return chunkDispatches(g, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, true);
+      if (chunkSteps == 0)
+        return chunkDispatches(g, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, constantFlags);
       ConvParams chunk = p;
       chunk.flags = (p.flags | shader::K_SPLIT) & ~(shader::K_TWO_STEPS | shader::OUTPUT_M_QUADS);
       chunk.kBegin = 0;
@@ -334,7 +345,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       g.params = bytesOf(chunk);
       g.groups = {p.tiles, (kTiles + chunkSteps - 1) / chunkSteps, 1};
       g.loopPasses = loops.passes(1, chunkSteps);
-      constants.FLAGS = chunk.flags;
+      constants.FLAGS = chunk.flags & constantFlags;
       g.specialization = shader::specializationOf(constants);
       if (zeroedByPack) return std::vector<Dispatch>{g};
       return std::vector<Dispatch>{planFill(kOutputSlot, 0, output.elementCount * 4, 0, device), g};
@@ -446,7 +457,8 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     d.kernel = convolutionIntegerDotKernel(inputSigned, filterSigned, indexBits);
     using Dot = shader::ConvolutionIntegerDotConstants;
     const Dot dc = tileConstants(t, withGeometry<Dot>(p));
-    return chunkDispatches(d, p, splitGemm(dotLoops(t), p.tiles, kSteps, device), t.bk, dc, &Dot::SPLIT, false);
+    return chunkDispatches(d, p, splitGemm(dotLoops(t), p.tiles, kSteps, device), t.bk, dc, &Dot::SPLIT,
+                           shader::SPLIT_FLAGS);
   }
   const bool dot = path == ConvolutionPath::DotProduct;
   d.kernel = convolutionIntegerKernel(inputSigned, filterSigned, indexBits, dot);
@@ -454,7 +466,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   Portable constants = tileConstants<Portable>(t);
   constants.ROW = t.rowWords();
   return chunkDispatches(d, p, splitGemm(portableLoops(t, dot), p.tiles, kSteps, device), t.bk, constants,
-                         &Portable::SPLIT, false);
+                         &Portable::SPLIT, shader::SPLIT_FLAGS);
 }
 
 }  // namespace detail
