@@ -118,24 +118,21 @@ bool samePipeline(const Dispatch& a, const Dispatch& b) {
 }  // namespace
 
 // Where A comes in scratch the GEMM reads none of what the pack read
-// (shader::GATHER_FLAGS, the padding; for the im2col matrix, the geometry):
-// layers that differ only there share the GEMM's pipeline. Gathered, they
-// do not: the geometry folds into the staging.
+// (shader::GATHER_FLAGS) nor the geometry (channels-last A takes its taps'
+// from ConvParams): layers that differ only there share the GEMM's
+// pipeline. Gathered, they do not: the geometry folds into the staging.
 TEST_CASE("convolution plan: GEMMs with A in scratch share pipelines across geometries") {
   const auto none = vkdml::ConvolutionPacking::None, both = vkdml::ConvolutionPacking::Both,
              channelsLast = vkdml::ConvolutionPacking::ChannelsLast;
-  // 28 x 28 outputs, K = 576, 256 columns: 3x3 of 64 channels, padded or
-  // over a larger input, or 1x1 of 576 channels.
-  const PaddedConv padded(64, 256, 28, 3, 1, 1), unpadded(64, 256, 30, 3, 1, 0), pointwise(576, 256, 28, 1, 1, 0);
-  CHECK(samePipeline(gemmDispatch(padded, both), gemmDispatch(unpadded, both)));
-  CHECK(samePipeline(gemmDispatch(padded, both), gemmDispatch(pointwise, both)));
-  CHECK(samePipeline(gemmDispatch(padded, channelsLast), gemmDispatch(unpadded, channelsLast)));
-  // Channels-last A still reads the taps' geometry; gathered A all of it.
-  CHECK_FALSE(samePipeline(gemmDispatch(padded, channelsLast), gemmDispatch(pointwise, channelsLast)));
-  CHECK_FALSE(samePipeline(gemmDispatch(padded, none), gemmDispatch(unpadded, none)));
-  CHECK_FALSE(samePipeline(gemmDispatch(padded, none), gemmDispatch(pointwise, none)));
-  // The stride: read channels-last, not from the im2col matrix.
-  const PaddedConv strided(64, 256, 56, 3, 2, 1);  // 28 x 28 outputs
-  CHECK(samePipeline(gemmDispatch(padded, both), gemmDispatch(strided, both)));
-  CHECK_FALSE(samePipeline(gemmDispatch(padded, channelsLast), gemmDispatch(strided, channelsLast)));
+  // 28 x 28 outputs, K = 576, 256 columns: 3x3 of 64 channels, padded, over
+  // a larger input, or strided over a larger one still, or 1x1 of 576 channels.
+  const PaddedConv padded(64, 256, 28, 3, 1, 1), unpadded(64, 256, 30, 3, 1, 0), strided(64, 256, 56, 3, 2, 1),
+      pointwise(576, 256, 28, 1, 1, 0);
+  for (const PaddedConv* other : {&unpadded, &strided, &pointwise}) {
+    CHECK(samePipeline(gemmDispatch(padded, both), gemmDispatch(*other, both)));
+    CHECK(samePipeline(gemmDispatch(padded, channelsLast), gemmDispatch(*other, channelsLast)));
+    CHECK_FALSE(samePipeline(gemmDispatch(padded, none), gemmDispatch(*other, none)));
+  }
+  // The packings themselves stay apart.
+  CHECK_FALSE(samePipeline(gemmDispatch(padded, both), gemmDispatch(padded, channelsLast)));
 }

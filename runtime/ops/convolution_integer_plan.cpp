@@ -320,14 +320,16 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     Coopmat constants = withGeometry<Coopmat>(p);
     constants.WORKGROUP_SIZE = 32 * warps;
     constants.A_PACKING = aPacking;
-    // A in scratch: none of what the pack read (shader::GATHER_FLAGS).
+    // A in scratch: none of what the pack read (shader::GATHER_FLAGS) and
+    // none of the geometry (channels-last A takes its taps' from ConvParams),
+    // so that layers of other shapes share the pipeline.
     const uint32_t constantFlags = packA ? ~shader::GATHER_FLAGS : ~0u;
-    if (packA) constants.PAD_Y = constants.PAD_X = 0;
-    if (aPacking == shader::A_IM2COL) {
+    if (packA) {
       const Coopmat none;
       constants.KH = none.KH, constants.KW = none.KW;
       constants.STRIDE_Y = none.STRIDE_Y, constants.STRIDE_X = none.STRIDE_X;
       constants.DILATION_Y = none.DILATION_Y, constants.DILATION_X = none.DILATION_X;
+      constants.PAD_Y = none.PAD_Y, constants.PAD_X = none.PAD_X;
     }
     const GemmLoops loops = coopmatLoops(bn, warps, emulated, packing, prefetch, fragment);
     const GemmSplit split = splitGemm(loops, p.tiles, kTiles, device);

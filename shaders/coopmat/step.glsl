@@ -29,26 +29,33 @@ uvec4 aChunk[A_CHUNKS];
 // the channels.
 bool aRowValid[A_CHUNKS];
 uint paddedW, channels, aC, aKx, aTapOffset;
+// Channels-last A's taps, from ConvParams (not specialization constants, so
+// that layers of other geometries share the pipeline): the kernel's width,
+// and what the offset moves by to the next tap of a row and to the next row.
+uint clKW, clTapStep, clRowStep;
 void beginPacked() {
   const uint64_t packed = tensorAddress(p.scratchSlot);
   // Blocks of all K steps per tile (p.kTiles, kTiles unless CHUNKED); this
   // dispatch's chunk starts at step kBegin / BK.
   const uint allSteps = CHUNKED || SPLIT_K ? p.kTiles : kTiles, firstStep = kBegin / BK;
   if (A_PACKING == A_CHANNELS_LAST) {
-    const uint paddedH = VKDML_PADDED_EXTENT(p.outputH, STRIDE_Y, KH, DILATION_Y);
-    paddedW = VKDML_PADDED_EXTENT(p.outputW, STRIDE_X, KW, DILATION_X);
+    const uint paddedH = VKDML_PADDED_EXTENT(p.outputH, p.strideY, p.kernelH, p.dilationY);
+    paddedW = VKDML_PADDED_EXTENT(p.outputW, p.strideX, p.kernelW, p.dilationX);
     channels = p.groupChannels * (p.tiles / (p.mTiles * p.nTiles));
+    clKW = p.kernelW;
+    clTapStep = p.dilationX * channels;
+    clRowStep = (p.dilationY * paddedW - clKW * p.dilationX) * channels;
     [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) {
       const uint row = (t + r * WG) / 2, m = m0 + row;
       aRowValid[r] = row < M - m0;
       const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
-      const uint64_t pixel = uint64_t(batch * paddedH + oy * STRIDE_Y) * paddedW + ox * STRIDE_X;
+      const uint64_t pixel = uint64_t(batch * paddedH + oy * p.strideY) * paddedW + ox * p.strideX;
       aBlocks[r] = packed + p.packedAOffset + pixel * channels + g * p.groupChannels + 16 * (t % 2);
     }
     const uint tap = kBegin / p.groupChannels;
     aC = kBegin - tap * p.groupChannels;
-    aKx = tap % KW;
-    aTapOffset = (tap / KW * DILATION_Y * paddedW + aKx * DILATION_X) * channels;
+    aKx = tap % clKW;
+    aTapOffset = (tap / clKW * p.dilationY * paddedW + aKx * p.dilationX) * channels;
   } else
     [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r)
       aBlocks[r] = packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * allSteps + firstStep) * (BM * 32) +
@@ -67,10 +74,10 @@ void loadPackedA(uint kt) {
   aC += BK;
   if (aC == p.groupChannels) {
     aC = 0;
-    aTapOffset += DILATION_X * channels;
-    if (++aKx == KW) {
+    aTapOffset += clTapStep;
+    if (++aKx == clKW) {
       aKx = 0;
-      aTapOffset += (DILATION_Y * paddedW - KW * DILATION_X) * channels;  // may wrap: the sum stays exact
+      aTapOffset += clRowStep;  // may wrap: the sum stays exact
     }
   }
 }

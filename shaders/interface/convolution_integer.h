@@ -85,8 +85,8 @@ const uint K_SPLIT = 16384u;
 // The flags of gathering A and B from the tensors, which the
 // cooperative-matrix GEMM does not read where A comes in scratch (A_IM2COL,
 // A_CHANNELS_LAST; the pack read them): the plan leaves them out of that
-// GEMM's constants, with the padding and, for the im2col matrix, all of the
-// geometry, so that layers of other shapes share its pipelines.
+// GEMM's constants, with all of the geometry (channels-last A takes its
+// taps' from ConvParams), so that layers of other shapes share its pipelines.
 const uint GATHER_FLAGS =
     INPUT_ROWS_CONTIGUOUS | TAPS_Y_IN_RANGE | TAPS_X_IN_RANGE | FILTER_K_CONTIGUOUS | K_WHOLE_STEPS | K_TWO_STEPS;
 
