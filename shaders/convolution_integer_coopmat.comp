@@ -24,7 +24,8 @@
 // Tiles: 8 warps of 32 lanes (2 along m, 4 along n), or 4 (2 x 2), each FM
 // x FN blocks of 16x16 int32, each block one or more device fragments
 // (FRAG_M x FRAG_N x FRAG_K); BK = 32 deep, double-buffered in shared
-// memory. The parts,
+// memory (a step at a time, or in pairs of steps where A comes from
+// scratch). The parts,
 // each in shaders/coopmat/: tile.glsl (constants, shared memory, the
 // invocation's and the tile's place), fragments.glsl (the matrix
 // operations), stage.glsl, stage_a.glsl and stage_b.glsl (the operands from

@@ -35,9 +35,47 @@ void multiply(uint base) {
 
 // All K steps of the tile into acc, double-buffered: while the warps
 // multiply one buffer, the next step is loaded into registers and then
-// stored into the other, one barrier per step.
+// stored into the other, one barrier per step. Where A comes from scratch
+// and K is not split across the grid, in pairs of steps instead
+// (PAIRED_STEPS): the next two steps' loads are issued before this pair's
+// multiplies, so each load has two steps of multiplies to land in, and
+// both are stored between two barriers (bench/results/paired_steps.md).
+#if PACKED
+const bool PAIRED_STEPS = A_IN_SCRATCH && PREFETCH == 1 && !SPLIT_K;
+#endif
 void multiplyTile() {
   [[unroll]] for (uint f = 0; f < FM * FN * SUBS; ++f) acc[f] = ACC_ZERO;
+#if PACKED
+  if (PAIRED_STEPS) {
+    loadStep(0u);
+    if (kTiles > 1) {  // both loads in flight before either store
+      holdStep();
+      loadStep(1u);
+      storeStep(1u);
+      takeHeldStep();
+    }
+    storeStep(0u);
+    barrier();
+    for (uint kt = 0; kt < kTiles; kt += 2) {
+      const bool more = kt + 2 < kTiles, twoMore = kt + 3 < kTiles;
+      if (more) {
+        loadStep(kt + 2);
+        holdStep();
+        if (twoMore) loadStep(kt + 3);
+      }
+      multiply(0);
+      if (kt + 1 < kTiles) multiply(STAGE4);
+      barrier();
+      if (more) {
+        if (twoMore) storeStep(1u);
+        takeHeldStep();
+        storeStep(0u);
+        barrier();
+      }
+    }
+    return;
+  }
+#endif
 #if PACKED && PREFETCH > 1
   [[unroll]] for (uint slot = 0; slot < PREFETCH; ++slot) loadSlot(slot, slot);
   takeSlot(0);

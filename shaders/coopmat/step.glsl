@@ -107,6 +107,18 @@ void storeStep(uint b) {
   }
 }
 
+// PAIRED_STEPS (multiply.glsl): the first of two steps in flight, while
+// the second loads into aChunk and staged.bRaw.
+uvec4 heldA[A_CHUNKS], heldB[2];
+void holdStep() {
+  heldA = aChunk;
+  heldB = staged.bRaw;
+}
+void takeHeldStep() {
+  aChunk = heldA;
+  staged.bRaw = heldB;
+}
+
 #if PREFETCH > 1
 // Packed chunks PREFETCH K steps ahead of their store: slot i of the rings
 // holds the step that is i modulo PREFETCH. The step loop is unrolled by
