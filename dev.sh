@@ -135,8 +135,9 @@ PACKING_RERUNS='^coopmat-emulated-packing-'
 #   ... [large]"); Auto's ("convolution_integer: ... [large]") stay.
 FORCED_LARGE='^[a-z0-9-]+:convolution_integer: .*\[large\]'
 # Mesa 25 also leaves out the dot path's reruns (Auto takes that path on
-# lavapipe) and the tiled dot kernel, which Auto takes on GPUs only.
-MESA25_SKIP="$PACKING_RERUNS|$FORCED_LARGE|^(dot|dot-tiled):"
+# lavapipe), the tiled dot kernel (Auto takes it on GPUs only), the portable
+# path's reruns and the emulated kernel's other fragment shapes.
+MESA25_SKIP="$PACKING_RERUNS|$FORCED_LARGE|^(dot|dot-tiled|portable|coopmat_shapes):"
 # What the subgroup size can change: the emulated cooperative-matrix kernel
 # (the only one with subgroup operations; Auto never takes it, and the NV and
 # KHR paths are skipped on lavapipe), the convolution's plans, shapes and path
