@@ -82,6 +82,35 @@ TEST_CASE("convolution plan: 8 warps on narrower tiles, 4 on unsplit 64-column o
   CHECK(g.workgroups == 32);
 }
 
+// The wide K split (more than 8 tiles, more than 1024 rows) where the device
+// counts its multiprocessors: the chunks (of 8 steps or more) of the least
+// waves x (18 + steps per chunk), one workgroup per multiprocessor; elsewhere
+// chunks for about 256 workgroups (runtime/ops/convolution_integer_plan.hpp,
+// kSplitWaveSteps).
+TEST_CASE("convolution plan: the wide K split by waves of multiprocessors") {
+  // ResNet-50's 3x3 512->512 7x7 and 1x1 2048->512 7x7 at batch 32: 1568
+  // rows, 26 tiles of 128 x 256, 144 and 64 K steps.
+  const SameConv deep(32, 512, 512, 7, 7, 3), shorter(32, 2048, 512, 7, 7, 1);
+  auto grid = [](const SameConv& c, uint32_t multiprocessors) {
+    vkdml::DeviceInfo gpu = fullDevice();
+    gpu.multiprocessors = multiprocessors;
+    const vkdml::Operator op = test::device().createOperator(c.desc());
+    vkdml::CompileOptions options;
+    options.convolutionPath = vkdml::ConvolutionPath::CooperativeMatrix;
+    const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(gpu, options, {});
+    REQUIRE_FALSE(dispatches.empty());
+    INFO(multiprocessors << " multiprocessors, " << kernelName(dispatches.back().kernel));
+    return std::vector<uint32_t>{dispatches.back().groups[0], dispatches.back().groups[1]};
+  };
+  using Groups = std::vector<uint32_t>;
+  CHECK(grid(deep, 0) == Groups{26, 9});    // 16 steps each, 234 workgroups
+  CHECK(grid(deep, 132) == Groups{26, 5});  // 29 steps each, 130 workgroups: one wave
+  CHECK(grid(deep, 24) == Groups{26, 3});   // 48 steps each, 4 waves of 24: 4 x 66 beats 3 x 90 and 5 x 54
+  // At least 16 steps a chunk for 256 workgroups, 8 by waves: 13 steps each, one wave.
+  CHECK(grid(shorter, 0) == Groups{26, 4});
+  CHECK(grid(shorter, 132) == Groups{26, 5});
+}
+
 namespace {
 
 // One image, C -> OC over H x W, a K x K kernel at `stride`, padded by `pad`.

@@ -122,6 +122,9 @@ struct DeviceInfo {
   uint64_t maxMemoryAllocationSize = 0;  // advisory: larger buffers are tried (NVIDIA allocates them)
   uint64_t maxBufferSize = 0;            // 0: the device does not say (no Vulkan 1.3 or VK_KHR_maintenance4)
   float timestampPeriodNs = 0;           // 0 when the queue has no timestamps
+  // NVIDIA's streaming multiprocessors (VK_NV_shader_sm_builtins' shaderSMCount);
+  // 0: the device does not say.
+  uint32_t multiprocessors = 0;
   bool shaderInt8 = false;
   bool shaderInt16 = false;
   bool shaderFloat16 = false;

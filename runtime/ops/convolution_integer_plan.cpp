@@ -248,12 +248,12 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     auto gridWorkgroups = [&](uint64_t tiles, uint32_t warpCount, uint32_t columns) {
       const uint32_t steps = parallelChunkSteps(
           splitGemm(coopmatLoops(columns, warpCount, emulated, packing, prefetch, fragment), tiles, kTiles, device),
-          tiles, kTiles, output, p.M, packA);
+          tiles, kTiles, output, p.M, packA, device);
       return tiles * (steps == 0 ? 1 : (kTiles + steps - 1) / steps);
     };
     const bool eightSplit = parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, packing, prefetch, fragment),
                                                          p.tiles, kTiles, device),
-                                               p.tiles, kTiles, output, p.M, packA) != 0;
+                                               p.tiles, kTiles, output, p.M, packA, device) != 0;
     bool narrowerTiles = ((p.tiles <= kFewTilesMax && bn == 256) || narrow) && !eightSplit;
     uint32_t narrowerColumns = narrow ? 64 : 128;
     // Few rows (batch 1): tiles of 64 columns on 4 warps wherever they make
@@ -336,7 +336,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // The GEMM's dispatches: K split across the grid after the output is
     // zeroed (by a fill, or by the pack before it: zeroedByPack), else as
     // splitGemm says.
-    const uint32_t chunkSteps = parallelChunkSteps(split, p.tiles, kTiles, output, p.M, packA);
+    const uint32_t chunkSteps = parallelChunkSteps(split, p.tiles, kTiles, output, p.M, packA, device);
     auto gemm = [&](Dispatch g, bool zeroedByPack) {
       if (chunkSteps == 0)
         return chunkDispatches(g, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, constantFlags);

@@ -137,8 +137,20 @@ constexpr uint64_t kFewTilesMax = 64;
 // 16-warp tiles of 256 x 128 instead: on the H100 they ran 1.28x faster at
 // 784 such tiles, slower at 196 and 25 (bench/results/occupancy.md).
 constexpr uint64_t kSixteenWarpsMinTiles = 512;
+// Where the device says how many multiprocessors it has
+// (DeviceInfo::multiprocessors), the wide split (more than kSplitMaxTiles
+// tiles, not few rows) takes, in chunks of kSplitWaveMinSteps or more, the
+// chunk count of the least cost waves x (kSplitWaveSteps + steps per
+// chunk), a wave being one workgroup per multiprocessor (the 8-warp tiles'
+// registers allow one). Each wave pays for its tiles' atomic epilogue about
+// what kSplitWaveSteps K steps take: on the H200 (132 SMs) the 26-tile
+// layers of 144 steps ran in 0.76x the time in 5 chunks (130 workgroups,
+// one wave) as in 9 (two), and the chunk lengths tried, 8 to 144 steps,
+// ranked as this cost ranks them (bench/results/split_k.md).
+constexpr uint64_t kSplitWaveSteps = 18;
+constexpr uint32_t kSplitWaveMinSteps = 8;
 uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output,
-                            uint32_t rows, bool packsA);
+                            uint32_t rows, bool packsA, const DeviceInfo& device);
 
 // The path a compile takes and the operands packed first (convolution_integer_paths.cpp).
 ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& defaults, const DeviceInfo& device,

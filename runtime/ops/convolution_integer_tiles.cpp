@@ -221,7 +221,7 @@ GemmSplit splitGemm(const GemmLoops& loops, uint64_t tiles, uint32_t steps, cons
 // Few tiles over a deep K: the K steps per chunk of a split across the grid
 // (the rules and their measurements: convolution_integer_plan.hpp).
 uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output,
-                            uint32_t rows, bool packsA) {
+                            uint32_t rows, bool packsA, const DeviceInfo& device) {
   const bool fewRows = rows <= kNarrowTilesMaxRows;
   const bool packedRows = !fewRows && rows <= kSplitPackedMaxRows && packsA && steps < 2 * kSplitWideMinSteps;
   if (split.chunks != 1 || split.groups[1] != 1 ||
@@ -231,7 +231,18 @@ uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t ste
   const uint64_t minSteps = tiles <= kSplitMaxTiles || fewRows ? kSplitMinSteps
                             : packedRows                       ? kSplitPackedMinSteps
                                                                : kSplitWideMinSteps;
-  const uint64_t chunks = std::min({(kSplitTargetGroups + tiles - 1) / tiles, steps / minSteps, kSplitMaxChunks});
+  const bool byWaves = tiles > kSplitMaxTiles && !fewRows && !packedRows && device.multiprocessors != 0;
+  const uint64_t mostChunks = std::min<uint64_t>(steps / (byWaves ? kSplitWaveMinSteps : minSteps), kSplitMaxChunks);
+  uint64_t chunks = std::min((kSplitTargetGroups + tiles - 1) / tiles, mostChunks);
+  if (byWaves) {
+    auto cost = [&](uint64_t n) {
+      return (tiles * n + device.multiprocessors - 1) / device.multiprocessors *
+             (kSplitWaveSteps + (steps + n - 1) / n);
+    };
+    chunks = 1;
+    for (uint64_t n = 2; n <= mostChunks; ++n)
+      if (cost(n) < cost(chunks)) chunks = n;
+  }
   if (chunks < 2) return 0;
   return static_cast<uint32_t>((steps + chunks - 1) / chunks);
 }

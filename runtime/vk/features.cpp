@@ -33,6 +33,7 @@ struct OptionalExtensions {
   bool pipelineStatistics = false;    // where asked for (Impl::wantPipelineStatistics)
   bool maintenance4 = false;          // its properties are read (maxBufferSize); nothing is enabled
   bool driverProperties = false;      // likewise (the driver's name and id)
+  bool smBuiltins = false;            // likewise (the multiprocessor count)
   std::vector<const char*> toEnable;  // the extensions that provide them below the core version
 };
 
@@ -55,6 +56,7 @@ OptionalExtensions optionalExtensions(VkPhysicalDevice physicalDevice, uint32_t 
   o.maintenance4 = apiVersion >= VK_API_VERSION_1_3 || hasExtension(available, VK_KHR_MAINTENANCE_4_EXTENSION_NAME);
   o.driverProperties =
       apiVersion >= VK_API_VERSION_1_2 || hasExtension(available, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
+  o.smBuiltins = hasExtension(available, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
   return o;
 }
 
@@ -168,6 +170,11 @@ void readInfo(Device::Impl& d) {
     *tail = &maintenance4;
     tail = &maintenance4.pNext;
   }
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  if (has.smBuiltins) {
+    *tail = &sm;
+    tail = &sm.pNext;
+  }
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
   const bool hasDriver = has.driverProperties;
   if (hasDriver) *tail = &driver;
@@ -210,6 +217,7 @@ void readInfo(Device::Impl& d) {
   i.maxStorageBufferRange = limits.maxStorageBufferRange;
   i.maxMemoryAllocationSize = maintenance3.maxMemoryAllocationSize;
   i.maxBufferSize = has.maintenance4 ? maintenance4.maxBufferSize : 0;
+  i.multiprocessors = has.smBuiltins ? sm.shaderSMCount : 0;
   i.timestampPeriodNs =
       d.queueFamily < familyCount && families[d.queueFamily].timestampValidBits ? limits.timestampPeriod : 0.0f;
   i.shaderInt8 = f.float16Int8.shaderInt8;

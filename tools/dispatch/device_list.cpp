@@ -49,6 +49,7 @@ void printDeviceFeatures(const vkdml::DeviceInfo& info, std::ostream& out) {
   line("max storage buffer range", std::to_string(info.maxStorageBufferRange) + " bytes");
   line("max memory allocation", std::to_string(info.maxMemoryAllocationSize) + " bytes");
   line("max buffer size", info.maxBufferSize ? std::to_string(info.maxBufferSize) + " bytes" : "not reported");
+  line("multiprocessors", info.multiprocessors ? std::to_string(info.multiprocessors) : "not reported");
   line("timestamps", info.timestampPeriodNs > 0 ? std::to_string(info.timestampPeriodNs) + " ns per tick" : "no");
   line("shaderInt8", yes(info.shaderInt8));
   line("shaderInt16", yes(info.shaderInt16));
