@@ -142,11 +142,13 @@ constexpr uint64_t kSixteenWarpsMinTiles = 512;
 // tiles, not few rows) takes, in chunks of kSplitWaveMinSteps or more, the
 // chunk count of the least cost waves x (kSplitWaveSteps + steps per
 // chunk), a wave being one workgroup per multiprocessor (the 8-warp tiles'
-// registers allow one). Each wave pays for its tiles' atomic epilogue about
-// what kSplitWaveSteps K steps take: on the H200 (132 SMs) the 26-tile
-// layers of 144 steps ran in 0.76x the time in 5 chunks (130 workgroups,
-// one wave) as in 9 (two), and the chunk lengths tried, 8 to 144 steps,
-// ranked as this cost ranks them (bench/results/split_k.md).
+// registers allow one). Each wave pays, besides its K steps, about what
+// kSplitWaveSteps steps take (its workgroups' prologue and epilogue, which
+// one workgroup per SM does not overlap with another's K loop): on the
+// H200 (132 SMs) the 26-tile layers of 144 steps ran in 0.76x the time in 5
+// chunks (130 workgroups, one wave) as in 9 (two), and the chunk lengths
+// tried, 8 to 144 steps, ranked as this cost ranks them
+// (bench/results/split_k.md).
 constexpr uint64_t kSplitWaveSteps = 18;
 constexpr uint32_t kSplitWaveMinSteps = 8;
 uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output,
