@@ -58,7 +58,9 @@ struct SameConv {
   DML_OPERATOR_DESC desc() const { return {DML_OPERATOR_CONVOLUTION_INTEGER, &conv}; }
 };
 
-// A device with every convolution path (an NVIDIA H200's figures).
+// A device with every convolution path (an NVIDIA H200's figures), with
+// multiprocessors left at 0: the plans of a device that does not count them
+// ("the wide K split by waves of multiprocessors" sets them).
 inline vkdml::DeviceInfo fullDevice() {
   vkdml::DeviceInfo info;
   info.name = "H200-like";
