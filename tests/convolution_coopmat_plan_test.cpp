@@ -80,6 +80,11 @@ TEST_CASE("convolution plan: 8 warps on narrower tiles, 4 on unsplit 64-column o
   g = planGemm(Conv2d(256, 1024, 14, 14, 1), gpu, none);
   CHECK(g.kernel == "convolution_integer_coopmat_nv_w4_n64_i32");
   CHECK(g.workgroups == 32);
+  // 64 output channels take tiles of 64 columns even where the 128-column
+  // plan would split K: 3136 rows, 18 K steps, A packed, 25 tiles.
+  g = planGemm(Conv2d(64, 64, 56, 56, 3), gpu, vkdml::ConvolutionPacking::Both);
+  CHECK(g.kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
+  CHECK(g.workgroups == 25);
 }
 
 // The wide K split (more than 8 tiles, more than 1024 rows) where the device

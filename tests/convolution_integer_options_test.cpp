@@ -279,6 +279,15 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
     test::ScopedEnvironment environment("VKDML_CONVOLUTION_PACKING", "");
     std::shared_ptr<vkdml::Device> fresh = test::createDevice();
     CHECK(!packs(*fresh, vkdml::ConvolutionPacking::Auto));
+    // Strided, A's rows are byte gathers: the same 64 rows and 18 K steps pack.
+    Tensor stridedInput(U8, {1, 64, 16, 16});
+    Conv strided{{2, 2}, {1, 1}, {1, 1}, {1, 1}, 1};
+    CHECK(fresh
+              ->compileOperator(fresh->createOperator(strided.make(stridedInput, nullptr, filter, nullptr, output)),
+                                {path, vkdml::ConvolutionPacking::Auto})
+              .kernelNames()
+              .front()
+              .rfind("convolution_integer_pack", 0) == 0);
     Tensor deepInput(U8, {1, 512, 8, 8}), deepFilter(I8, {64, 512, 3, 3});
     vkdml::Operator deep = fresh->createOperator(conv.make(deepInput, nullptr, deepFilter, nullptr, output));
     CHECK(fresh->compileOperator(deep, {path, vkdml::ConvolutionPacking::Auto})
@@ -337,13 +346,13 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
   CHECK(packs(device, vkdml::ConvolutionPacking::Both));
   CHECK(packs(device, vkdml::ConvolutionPacking::ChannelsLast));
   // Channels-last, the scratch holds the padded input (1 x 10 x 10 pixels x
-  // 64 channels) before the packed filter (one column tile of 128, 18 K
+  // 64 channels) before the packed filter (one column tile of 64, 18 K
   // steps of 32): the GEMM reads A from there, not gathered.
   auto temporary = [&](vkdml::ConvolutionPacking packing) {
     return device.compileOperator(op, {path, packing}).bindingProperties().temporaryResourceSize;
   };
-  CHECK(temporary(vkdml::ConvolutionPacking::Filter) == 18 * 128 * 32);
-  CHECK(temporary(vkdml::ConvolutionPacking::ChannelsLast) == 10 * 10 * 64 + 18 * 128 * 32);
+  CHECK(temporary(vkdml::ConvolutionPacking::Filter) == 18 * 64 * 32);
+  CHECK(temporary(vkdml::ConvolutionPacking::ChannelsLast) == 10 * 10 * 64 + 18 * 64 * 32);
   // An owned filter, packed by the initializer, lies in the persistent
   // resource; the input, packed by each execution, in the temporary one.
   {
@@ -353,7 +362,7 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
     const vkdml::BindingProperties properties =
         device.compileOperator(ownedOp, {path, vkdml::ConvolutionPacking::ChannelsLast}).bindingProperties();
     CHECK(properties.temporaryResourceSize == 10 * 10 * 64);
-    CHECK(properties.persistentResourceSize == 18 * 128 * 32);
+    CHECK(properties.persistentResourceSize == 18 * 64 * 32);
   }
   try {
     device.compileOperator(op, {path, static_cast<vkdml::ConvolutionPacking>(7)});

@@ -140,11 +140,14 @@ namespace {
 // for a deeper kernel both where the GEMM has few rows (M <=
 // kPackBothMaxRows: batch 1, late layers), else the filter alone.
 // First, few rows over kGatherMinSteps to kGatherMaxSteps K steps (batch 1's
-// layers from 28x28 on, 1x1 or 3x3, strided or not) pack nothing: the
-// GEMM's own gathers cost less there than a pack dispatch (about 4 µs
-// however small), where the filter is not large; with fewer steps, or more
-// (which split K, and whose pack zeroes the output instead of a fill), or
-// more rows, packing stays ahead (bench/results/packing.md). Not
+// layers from 28x28 on, 1x1 or 3x3) pack nothing where A's rows are whole
+// words: the GEMM's own gathers cost less there than a pack dispatch (about
+// 4 µs however small), where the filter is not large; with fewer steps, or
+// more (which split K, and whose pack zeroes the output instead of a fill),
+// or more rows, packing stays ahead (bench/results/packing.md). Where A's
+// rows are byte gathers (strided, or 7x7 images), the pack's dispatch takes
+// the place of the split's fill and the GEMM stages whole chunks: faster on
+// the H200 (bench/results/packing.md, 2026-11-28). Not
 // for a kernel wider than 1x1 into more than 128 output channels: packed,
 // its A takes the few-row tiles of 64 columns (which gathered 3x3 rows do
 // not), measured 0.83x the time on an H100 (bench/results/batch1_narrow_tiles.md).
@@ -163,7 +166,7 @@ ConvolutionPacking measuredPacking(bool contiguousRows, uint32_t M, uint32_t Ng,
                                    bool channelsLastSteps) {
   const uint32_t steps = (Kg + shader::COOPMAT_BK - 1) / shader::COOPMAT_BK;
   const bool largeFilter = uint64_t(Ng) * Kg >= (uint64_t(1) << 24);
-  if (M <= kGatherMaxRows && steps >= kGatherMinSteps && steps <= kGatherMaxSteps && !largeFilter &&
+  if (M <= kGatherMaxRows && steps >= kGatherMinSteps && steps <= kGatherMaxSteps && !largeFilter && contiguousRows &&
       (oneByOne || Ng <= kGatherMaxWideColumns))
     return ConvolutionPacking::None;
   if (!oneByOne && Kg >= 256 && channelsLastSteps && M > kChannelsLastMinRows) return ConvolutionPacking::ChannelsLast;

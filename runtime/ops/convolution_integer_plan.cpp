@@ -237,11 +237,12 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     const bool aRows = shader::packARows(aPacking, kTiles, mTiles);
     const bool prefetch = packing && (!packA || aRows);
     const bool emulated = path == ConvolutionPath::CooperativeMatrixEmulated;
-    // Where K is not split across the grid, narrower tiles: 128 columns where
+    // Narrower tiles: where K is not split across the grid, 128 columns where
     // the tiles of 256 are few (they leave most of a large GPU idle; these
-    // make twice as many), 64 columns for at most 64 output channels (where
-    // half of a 128-column tile's would be idle fragments)
-    // (bench/results/four_warp_tiles.md).
+    // make twice as many) (bench/results/four_warp_tiles.md); split or not,
+    // 64 columns for at most 64 output channels, where half of a 128-column
+    // tile's would be idle fragments (split, batch 1's 3x3 64->64 layer took
+    // 0.93x the time on the H200: bench/results/packing.md, 2026-11-28).
     const bool narrow = p.groupOutputChannels <= 64;
     // The workgroups a grid of `tiles` tiles of `warps` x `columns` makes,
     // K split across them or not.
@@ -254,7 +255,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     const bool eightSplit = parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, packing, prefetch, fragment),
                                                          p.tiles, kTiles, device),
                                                p.tiles, kTiles, output, p.M, packA, device) != 0;
-    bool narrowerTiles = ((p.tiles <= kFewTilesMax && bn == 256) || narrow) && !eightSplit;
+    bool narrowerTiles = (p.tiles <= kFewTilesMax && bn == 256 && !eightSplit) || narrow;
     uint32_t narrowerColumns = narrow ? 64 : 128;
     // Few rows (batch 1): tiles of 64 columns on 4 warps wherever they make
     // at least as many workgroups as the plan above, K split or not, unless A
