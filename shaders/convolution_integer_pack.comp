@@ -117,7 +117,59 @@ uint im2colByte(InputView view, Im2colRow r, uint c, uint ky, uint kx) {
 // (c, ky, kx) is a constant once the loops are unrolled; neighbouring items
 // write neighbouring rows of a block.
 const bool A_ROWS = VKDML_PACK_A_ROWS(A_PACKING, K_TILES, M_TILES);
+// Where rows are whole words (INPUT_WORD_ROWS) and a tap row's KW bytes are
+// consecutive (DILATION_X 1, KW <= 8), each (c, ky) of a row is read as the
+// aligned words around its KW bytes (at most WINDOW_WORDS), not KW byte
+// gathers: a word outside [0, W) is padding, as its bytes are.
+const bool WORD_TAPS = (FLAGS & INPUT_WORD_ROWS) != 0 && DILATION_X == 1 && KW <= 8;
+const uint WINDOW_WORDS = (KW + 6) / 4;  // KW bytes from a byte offset of up to 3
+const uint ROW_QWORDS = K_TILES * 4;     // a row's K steps, 8 bytes per uint64_t
+// The low n bytes (a function: as a constant expression, widening a
+// specialization constant to 64 bits would need SPIR-V 1.4).
+uint64_t lowBytes(uint n) { return n >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * n)) - 1; }
+void packARowWords(ConvParams p, uint item, InputView view, uint64_t aOut) {
+  const uint row = item % BM, tile = (item / BM) % M_TILES, g = item / BM / M_TILES, m = tile * BM + row;
+  uint64_t bytes[ROW_QWORDS];
+  [[unroll]] for (uint i = 0; i < ROW_QWORDS; ++i) bytes[i] = 0;
+  if (m < p.M) {
+    const Im2colRow r = im2colRow(view, m, g, p.groupChannels);
+    const COORD_T xAligned = r.ix0 & ~COORD_T(3);
+    const uint shift = uint(r.ix0 & COORD_T(3)) * 8;
+    const uint xzWord = view.xzBits * 0x01010101u;
+    [[unroll]] for (uint c = 0; c < KG / KHW; ++c)
+      [[unroll]] for (uint ky = 0; ky < KH; ++ky) {
+        const COORD_T iy = r.iy0 + COORD_T(ky * DILATION_Y);
+        const bool rowIn = Y_IN_RANGE || inRange(iy, INPUT_H);
+        const INDEX_T at = r.base + INDEX_T(c) * view.s1 + INDEX_T(iy) * view.s2 + INDEX_T(xAligned);
+        uint words[3] = uint[3](0, 0, 0);
+        [[unroll]] for (uint j = 0; j < WINDOW_WORDS; ++j)
+          words[j] = rowIn && inRange(xAligned + COORD_T(4 * j), INPUT_W)
+                         ? WordRef(view.address + uint64_t(at + INDEX_T(4 * j))).value
+                         : xzWord;
+        const uint64_t low = packUint2x32(uvec2(words[0], words[1]));
+        uint64_t taps = shift == 0 ? low : (low >> shift) | (uint64_t(words[2]) << (64 - shift));
+        taps &= lowBytes(KW);
+        // k = (c, ky, 0) .. (c, ky, KW - 1): bytes k of the row.
+        const uint k = (c * KH + ky) * KW, q = k / 8, b = k % 8;
+        bytes[q] |= taps << (8 * b);
+        if (b + KW > 8) bytes[q + 1] |= taps >> (64 - 8 * b);
+      }
+    // Flipped where below Kg; the rest stays 0.
+    const uint64_t flip = packUint2x32(uvec2(INPUT_FLIP * 0x01010101u));
+    [[unroll]] for (uint i = 0; i < ROW_QWORDS; ++i) bytes[i] ^= flip & lowBytes(KG - min(KG, 8 * i));
+  }
+  [[unroll]] for (uint kt = 0; kt < K_TILES; ++kt)
+    [[unroll]] for (uint side = 0; side < 2; ++side) {
+      const uint i = 4 * kt + 2 * side;
+      ChunkRef(aOut + 16 * uint64_t(((g * M_TILES + tile) * K_TILES + kt) * (2 * BM) + 2 * row + side)).value =
+          uvec4(unpackUint2x32(bytes[i]), unpackUint2x32(bytes[i + 1]));
+    }
+}
 void packARow(ConvParams p, uint item, InputView view, uint64_t aOut) {
+  if (WORD_TAPS) {
+    packARowWords(p, item, view, aOut);
+    return;
+  }
   const uint row = item % BM, tile = (item / BM) % M_TILES, g = item / BM / M_TILES, m = tile * BM + row;
   const Im2colRow r = im2colRow(view, m, g, p.groupChannels);
   [[unroll]] for (uint kt = 0; kt < K_TILES; ++kt)

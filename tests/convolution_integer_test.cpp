@@ -277,12 +277,22 @@ TEST_CASE("convolution_integer: a short K over 2048 tiles of rows [large]") {
   // The pack writes such an im2col matrix a row per item (VKDML_PACK_A_ROWS,
   // the stem at batch 32) where both operands are packed, and the GEMM
   // loads it 3 K steps ahead: 4 steps (K = 99) go once round its ring.
+  // Where rows are whole words the pack reads each tap row as the aligned
+  // words around it: the 3x3 and the stem's 7x7 (stride 2) start at odd
+  // bytes, the 3 x 8 taps (padding 2) at every byte of a word; rows of 519
+  // bytes take the byte gathers.
   std::mt19937_64 rng(137);
   Case c = case2d({1, 11, 1024, 1024}, {16, 11, 3, 3}, 2, 1, 1, 1, 1);
   c.filterType = I8;
   c.inputZeroPoint = ZeroPoint::PerTensor;
   c.filterZeroPoint = ZeroPoint::PerChannel;
-  runCase(c, rng);
+  Case stem = case2d({1, 3, 1024, 1024}, {8, 3, 7, 7}, 2, 1, 3, 3, 1);
+  stem.inputZeroPoint = ZeroPoint::PerTensor;
+  Case wide = case2d({1, 2, 516, 520}, {8, 2, 3, 8}, 1, 1, 2, 2, 1);
+  wide.inputZeroPoint = ZeroPoint::PerTensor;
+  Case odd = case2d({1, 2, 516, 519}, {8, 2, 3, 8}, 1, 1, 2, 2, 1);
+  odd.inputZeroPoint = ZeroPoint::PerTensor;
+  for (const Case& each : {c, stem, wide, odd}) runCase(each, rng);
 }
 
 TEST_CASE("convolution_integer: 3-D tensors (one spatial dimension)") {

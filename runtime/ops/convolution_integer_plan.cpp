@@ -393,12 +393,14 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       packConstants.M_TILES = pp.mTiles;
       packConstants.N_TILES = pp.nTiles;
       packConstants.A_PACKING = aPack;
+      const bool tiles = aPack == shader::A_CHANNELS_LAST, rows = shader::packARows(aPack, kTiles, mTiles);
+      // A by rows reads each tap row's bytes as the aligned words around them.
+      if (rows && wordRows && p.inputStrides[3] == 1) packConstants.FLAGS |= shader::INPUT_WORD_ROWS;
       pack.specialization = shader::specializationOf(packConstants);
       // Its loops walk 16-byte chunks (at most kMaxPackedBytes / 16 of them)
       // over the grid, channels-last A's tiles first over its workgroups; A
       // by rows takes one item per row's chunks, B from spans one per tap's;
       // then the output's zeros, 4 words per item.
-      const bool tiles = aPack == shader::A_CHANNELS_LAST, rows = shader::packARows(aPack, kTiles, mTiles);
       const uint32_t taps = pp.kernelH * pp.kernelW;
       const bool spans = shader::packBSpans(aPack, taps, packConstants.FLAGS);
       const uint64_t aTiles = tiles ? pp.aChunks : 0, aRowItems = rows ? pp.aChunks / (2 * pp.kTiles) : 0;

@@ -82,6 +82,11 @@ const uint SPLIT_FLAGS = K_CHUNKED | ACCUMULATE | GRID_ROWS;
 // before) with 32-bit atomics: exact, as the sum modulo 2^32 does not depend
 // on order.
 const uint K_SPLIT = 16384u;
+// Read by the pack alone (set in its constants only, for A by rows): W
+// stride 1 and rows of whole words from 4-byte aligned addresses
+// (N, C, H strides and W multiples of 4), so that an aligned word of a row
+// lies wholly inside it or in its padding.
+const uint INPUT_WORD_ROWS = 32768u;
 // The flags of gathering A and B from the tensors, which the
 // cooperative-matrix GEMM does not read where A comes in scratch (A_IM2COL,
 // A_CHANNELS_LAST; the pack read them): the plan leaves them out of that
