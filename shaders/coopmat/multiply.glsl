@@ -40,6 +40,12 @@ void multiply(uint base) {
 // (PAIRED_STEPS): the next two steps' loads are issued before this pair's
 // multiplies, so each load has two steps of multiplies to land in, and
 // both are stored between two barriers (bench/results/paired_steps.md).
+// Gathered operands (not packed) on tiles of at most 128 columns and 8
+// warps: each step is loaded two steps ahead of its multiplies, so that its
+// loads have two steps of multiplies to land in. The 256-column tiles,
+// with more registers taken, ran slower so, and 16 warps gained nothing
+// (bench/results/prefetch.md).
+const bool TWO_AHEAD = PACKED == 0 && !TWO_STEPS && BN <= 128 && WARPS <= 8;
 #if PACKED
 const bool PAIRED_STEPS = A_IN_SCRATCH && PREFETCH == 1 && !SPLIT_K;
 #endif
@@ -115,6 +121,42 @@ void multiplyTile() {
     barrier();
     multiply(0);
     multiply(STAGE4);
+  } else if (TWO_AHEAD) {
+    // Unrolled by two, so that each step's registers keep their role: even
+    // steps in s0, odd ones in s1 (a copy between them would wait for the
+    // loads in flight).
+    loadStep(0u);
+    StagedStep s0 = staged, s1 = staged;
+    if (kTiles > 1) {
+      loadStep(1u);
+      s1 = staged;
+    }
+    staged = s0;
+    storeStep(0u);
+    barrier();
+    for (uint kt = 0; kt < kTiles; kt += 2) {
+      if (kt + 2 < kTiles) {
+        loadStep(kt + 2);
+        s0 = staged;
+      }
+      multiply(0);
+      if (kt + 1 < kTiles) {
+        staged = s1;
+        storeStep(1u);
+      }
+      barrier();
+      if (kt + 1 >= kTiles) break;
+      if (kt + 3 < kTiles) {
+        loadStep(kt + 3);
+        s1 = staged;
+      }
+      multiply(STAGE4);
+      if (kt + 2 < kTiles) {
+        staged = s0;
+        storeStep(0u);
+      }
+      barrier();
+    }
   } else {
     loadStep(0u);
     storeStep(0u);
