@@ -51,7 +51,10 @@ COORD_T coord(uint v) { return COORD_T(v); }
 // sector per load instruction), and then writes 16 bytes, two neighbouring
 // invocations one pixel's whole 32-byte sector.
 const uint TILE_PIXELS = PACK_WORKGROUP / 2;
-const uint TILE_ROW = 9;  // words per pixel: 8 + 1, so that lanes storing one word each hit distinct banks
+// Words per pixel: a run's 8 per 32 channels, + 1 so that lanes storing one
+// word each hit distinct banks (packChannelsLast runs 32 channels).
+const uint RUN_QUADS = CHANNEL_RUN / 32;
+const uint TILE_ROW = 8 * RUN_QUADS + 1;
 shared uint tileWords[TILE_PIXELS * TILE_ROW];
 void packChannelsLast(ConvParams p, uint64_t inputAddress, uint xzBits, uint64_t aOut) {
   const INDEX_T inS0 = INDEX_T(p.inputStrides[0]), inS1 = INDEX_T(p.inputStrides[1]);
@@ -84,6 +87,82 @@ void packChannelsLast(ConvParams p, uint64_t inputAddress, uint xzBits, uint64_t
     }
     barrier();  // the tile is read before the next overwrites it
   }
+}
+
+// Channels-last A from whole words (INPUT_PLANE_WORDS: each image's
+// channel planes contiguous, H * W % 4 == 0, 4-byte aligned): tiles of
+// TILE_PIXELS consecutive input pixels of one image x CHANNEL_RUN channels
+// (32, 64 or 128: as many as divide C, to have more loads in flight per
+// invocation), runs fastest. Invocation t loads words of pixels 4q..4q+3
+// (q = t % PLANE_QUADS), 4 channels of each channel quad h, h + 8, ...
+// (h = t / PLANE_QUADS), a warp's load one 128-byte line, and transposes
+// each 4 to 4 pixels' 4 channels; neighbouring invocations then store
+// neighbouring 16 bytes of a pixel's run, each pixel at its padded place.
+// The padding, and input pixels the taps never reach, are left to
+// packChannelsLastBorder.
+const bool PLANE_WORDS = CHANNELS_LAST && (FLAGS & INPUT_PLANE_WORDS) != 0;
+const uint PLANE_QUADS = TILE_PIXELS / 4;
+const uint PLANE_TILES = (INPUT_H * INPUT_W + TILE_PIXELS - 1) / TILE_PIXELS;  // per image
+void packChannelsLastWords(ConvParams p, uint64_t inputAddress, uint64_t aOut) {
+  const INDEX_T inS0 = INDEX_T(p.inputStrides[0]), inS1 = INDEX_T(p.inputStrides[1]);
+  const uint planePixels = INPUT_H * INPUT_W, images = p.M / (OUTPUT_H * OUTPUT_W);
+  const uint runs = p.aChunks / (images * PLANE_TILES), channels = runs * CHANNEL_RUN;
+  const uint t = gl_LocalInvocationID.x, quad = t % PLANE_QUADS, channelQuad = t / PLANE_QUADS;
+  for (uint tile = gl_WorkGroupID.x; tile < p.aChunks; tile += gl_NumWorkGroups.x) {
+    const uint run = tile % runs, batch = (tile / runs) / PLANE_TILES;
+    const uint pixel0 = ((tile / runs) % PLANE_TILES) * TILE_PIXELS, pixel = pixel0 + 4 * quad;
+    uvec4 words[RUN_QUADS];
+    [[unroll]] for (uint r = 0; r < RUN_QUADS; ++r) words[r] = uvec4(0);
+    if (pixel < planePixels) {
+      const INDEX_T base =
+          INDEX_T(batch) * inS0 + INDEX_T(CHANNEL_RUN * run + 4 * channelQuad) * inS1 + INDEX_T(pixel);
+      [[unroll]] for (uint r = 0; r < RUN_QUADS; ++r)
+        [[unroll]] for (uint c = 0; c < 4; ++c)
+          words[r][c] = WordRef(inputAddress + uint64_t(base + INDEX_T(32 * r + c) * inS1)).value ^
+                        (INPUT_FLIP * 0x01010101u);
+    }
+    [[unroll]] for (uint r = 0; r < RUN_QUADS; ++r) {
+      const uvec4 pixels = transposeBytes(words[r]);
+      [[unroll]] for (uint j = 0; j < 4; ++j) tileWords[(4 * quad + j) * TILE_ROW + channelQuad + 8 * r] = pixels[j];
+    }
+    barrier();
+    [[unroll]] for (uint r = 0; r < RUN_QUADS; ++r) {
+      const uint item = t + PACK_WORKGROUP * r, row = item / (2 * RUN_QUADS), part = item % (2 * RUN_QUADS);
+      const uint at = pixel0 + row, y = at / INPUT_W + PAD_Y, x = at % INPUT_W + PAD_X;
+      if (at < planePixels && y < PADDED_H && x < PADDED_W) {
+        const uint w = row * TILE_ROW + 4 * part;
+        const uint padded = (batch * PADDED_H + y) * PADDED_W + x;
+        ChunkRef(aOut + uint64_t(padded) * channels + CHANNEL_RUN * run + 16 * part).value =
+            uvec4(tileWords[w], tileWords[w + 1], tileWords[w + 2], tileWords[w + 3]);
+      }
+    }
+    barrier();  // the tile is read before the next overwrites it
+  }
+}
+// The padded pixels outside the input (PLANE_WORDS), an item per 16
+// channels: per image, the rows above and below the input's whole, then
+// the columns left and right of it in the rows between.
+uint channelsLastBorderPixels() {
+  const uint yLo = min(PAD_Y, PADDED_H), yHi = min(PAD_Y + INPUT_H, PADDED_H);
+  const uint xLo = min(PAD_X, PADDED_W), xHi = min(PAD_X + INPUT_W, PADDED_W);
+  return (PADDED_H - (yHi - yLo)) * PADDED_W + (yHi - yLo) * (PADDED_W - (xHi - xLo));
+}
+void packChannelsLastBorder(uint item, uint channels, uint xzBits, uint64_t aOut) {
+  const uint yLo = min(PAD_Y, PADDED_H), yHi = min(PAD_Y + INPUT_H, PADDED_H);
+  const uint xLo = min(PAD_X, PADDED_W), xHi = min(PAD_X + INPUT_W, PADDED_W);
+  const uint fullRows = PADDED_H - (yHi - yLo), sides = PADDED_W - (xHi - xLo);
+  const uint chunk = item % (channels / 16), pixelOfAll = item / (channels / 16);
+  const uint batch = pixelOfAll / channelsLastBorderPixels(), i = pixelOfAll % channelsLastBorderPixels();
+  uint y, x;
+  if (i < fullRows * PADDED_W) {
+    const uint r = i / PADDED_W;
+    y = r < yLo ? r : yHi + (r - yLo), x = i % PADDED_W;
+  } else {
+    const uint s = (i - fullRows * PADDED_W) % sides;
+    y = yLo + (i - fullRows * PADDED_W) / sides, x = s < xLo ? s : xHi + (s - xLo);
+  }
+  const uint padded = (batch * PADDED_H + y) * PADDED_W + x;
+  ChunkRef(aOut + uint64_t(padded) * channels + 16 * chunk).value = uvec4((xzBits ^ INPUT_FLIP) * 0x01010101u);
 }
 
 // The input as the im2col matrix reads it, and row m of that matrix: its
@@ -230,7 +309,13 @@ void main() {
   const uint groupChannels = p.groupChannels;
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const InputView view = InputView(inputAddress, inS0, inS1, inS2, inS3, xzBits);
-  if (CHANNELS_LAST) packChannelsLast(p, inputAddress, xzBits, aOut);
+  if (PLANE_WORDS) {
+    packChannelsLastWords(p, inputAddress, aOut);
+    const uint images = p.M / (OUTPUT_H * OUTPUT_W), channels = p.aChunks / (images * PLANE_TILES) * CHANNEL_RUN;
+    for (uint q = gl_GlobalInvocationID.x; q < images * channelsLastBorderPixels() * (channels / 16); q += stride)
+      packChannelsLastBorder(q, channels, xzBits, aOut);
+  } else if (CHANNELS_LAST)
+    packChannelsLast(p, inputAddress, xzBits, aOut);
   if (A_ROWS)
     for (uint q = gl_GlobalInvocationID.x; q < aChunks / (2 * K_TILES); q += stride) packARow(p, q, view, aOut);
   if (B_SPANS)

@@ -6,6 +6,7 @@
 // of their 43008 bytes (lavapipe's 32 KiB). (The results of those plans:
 // "convolution_integer: 16-warp tiles" in convolution_integer_test.cpp.)
 // And the warps on tiles narrower than 256 columns.
+#include "interface/convolution_integer.h"  // the pack's specialization constants
 #include "planning.hpp"
 
 using namespace test::planning;
@@ -169,4 +170,57 @@ TEST_CASE("convolution plan: GEMMs with A in scratch share pipelines across geom
   }
   // The packings themselves stay apart.
   CHECK_FALSE(samePipeline(gemmDispatch(padded, both), gemmDispatch(padded, channelsLast)));
+}
+
+namespace {
+
+// The channels-last pack's channels per tile (CHANNEL_RUN) and whether it
+// reads the input's planes as words, for `c` on a device of `multiprocessors`.
+struct ChannelsLastPack {
+  uint32_t run = 0;
+  bool words = false;
+};
+ChannelsLastPack channelsLastPack(const vkdml::DeviceInfo& device, const DML_OPERATOR_DESC& desc) {
+  const vkdml::Operator op = test::device().createOperator(desc);
+  vkdml::CompileOptions options;
+  options.convolutionPath = vkdml::ConvolutionPath::CooperativeMatrix;
+  options.convolutionPacking = vkdml::ConvolutionPacking::ChannelsLast;
+  const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(device, options, {});
+  REQUIRE(dispatches.size() == 2);
+  // The ids of the pack's CHANNEL_RUN and FLAGS, found by their values.
+  vkdml::shader::ConvolutionIntegerPackConstants marked;
+  marked.CHANNEL_RUN = 0xC0FFEE, marked.FLAGS = 0xF1A6;
+  ChannelsLastPack pack;
+  for (const auto& [id, value] : vkdml::shader::specializationOf(marked))
+    for (const auto& [packId, packValue] : dispatches.front().specialization)
+      if (packId == id && value == 0xC0FFEE)
+        pack.run = packValue;
+      else if (packId == id && value == 0xF1A6)
+        pack.words = (packValue & vkdml::shader::INPUT_PLANE_WORDS) != 0;
+  return pack;
+}
+
+}  // namespace
+
+// The channels-last pack reads whole words of the input's planes where H * W
+// % 4 == 0, in tiles of the most channels of 32, 64 and 128 that divide C
+// and leave two tiles per multiprocessor (where the device counts them);
+// otherwise byte by byte, 32 channels a tile.
+TEST_CASE("convolution plan: the channels-last pack's tiles") {
+  vkdml::DeviceInfo gpu = fullDevice();
+  auto check = [&](const DML_OPERATOR_DESC& desc, uint32_t multiprocessors, uint32_t run, bool words) {
+    gpu.multiprocessors = multiprocessors;
+    const ChannelsLastPack pack = channelsLastPack(gpu, desc);
+    CHECK(pack.run == run);
+    CHECK(pack.words == words);
+  };
+  // 56 x 56 (25 tiles of 128 pixels per image), 28 x 28 (7), 7 x 7 (49 pixels: bytes).
+  const PaddedConv wide(128, 64, 56, 3, 2, 1), channels96(96, 64, 56, 3, 1, 1), oddPlane(128, 64, 7, 3, 1, 1);
+  const SameConv batch32(32, 128, 128, 28, 28, 3), batch32Of64(32, 64, 64, 56, 56, 3);
+  check(wide.desc(), 0, 128, true);
+  check(wide.desc(), 132, 32, true);  // 25 tiles of 128 channels, 50 of 64: under 264
+  check(channels96.desc(), 0, 32, true);
+  check(oddPlane.desc(), 0, 32, false);
+  check(batch32.desc(), 132, 64, true);  // 224 tiles of 128 channels, 448 of 64
+  check(batch32Of64.desc(), 132, 64, true);
 }

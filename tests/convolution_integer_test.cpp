@@ -154,7 +154,10 @@ TEST_CASE("convolution_integer: K over many tiles, C up to 512") {
 // read from a channels-last copy of the input (--convolution-packing=nhwc):
 // padding at both ends or one, strides, dilations, groups, a 1x1 kernel, a
 // tall one, rows past M, and a deep K over one tile (split across
-// workgroups).
+// workgroups). Where H * W % 4 == 0 the pack reads the input's planes as
+// words, in tiles of 32, 64 or 128 channels: images of several pack tiles
+// (the last partial), rows of W % 4 != 0, padding at one end only, input
+// rows and columns no tap reaches.
 TEST_CASE("convolution_integer: groups of 32 channels and more") {
   std::mt19937_64 rng(133);
   Case tall = case2d({2, 32, 9, 6}, {36, 32, 5, 1}, 1, 1, 0, 0, 1);
@@ -165,7 +168,9 @@ TEST_CASE("convolution_integer: groups of 32 channels and more") {
   const std::vector<Case> cases = {
       case2d({2, 32, 7, 9}, {40, 32, 3, 3}, 1, 1, 1, 1, 1),   case2d({1, 64, 9, 8}, {33, 64, 3, 3}, 2, 1, 1, 0, 1),
       case2d({1, 64, 6, 7}, {70, 32, 3, 3}, 1, 2, 2, 2, 2),   case2d({2, 96, 5, 5}, {16, 96, 1, 1}, 1, 1, 0, 0, 1),
-      case2d({1, 256, 6, 6}, {64, 256, 3, 3}, 1, 1, 1, 1, 1), tall};
+      case2d({1, 256, 6, 6}, {64, 256, 3, 3}, 1, 1, 1, 1, 1), tall,
+      case2d({2, 64, 6, 10}, {48, 32, 3, 3}, 1, 2, 2, 0, 2),  case2d({1, 32, 8, 12}, {20, 32, 3, 3}, 2, 1, 0, 2, 1),
+      case2d({1, 32, 8, 8}, {36, 32, 3, 3}, 3, 1, 0, 0, 1),   case2d({2, 128, 20, 18}, {40, 128, 3, 3}, 1, 1, 1, 1, 1)};
   runVariants(cases, rng);
   runVariants({cases[0], cases[2]}, rng, true);
 }

@@ -366,8 +366,27 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // The pack's items: A's 16-byte chunks, or channels-last its tiles of
     // half a workgroup's pixels x 32 channels (one workgroup each), then B's.
     const bool channelsLast = aPacking == shader::A_CHANNELS_LAST;
-    const uint64_t pixelTiles = (channelsLastA / in[1] + kPackWorkgroup / 2 - 1) / (kPackWorkgroup / 2);
-    p.aChunks = static_cast<uint32_t>(channelsLast ? pixelTiles * (in[1] / 32) : aBytes / 16);
+    // Channels-last from whole words where each image's channel planes are
+    // (INPUT_PLANE_WORDS): tiles of the input's pixels, not the padded
+    // extent's, the padding then an item per 16 bytes.
+    const bool planeWords = channelsLast && p.inputStrides[3] == 1 &&
+                            (p.inputH == 1 || p.inputStrides[2] == p.inputW) &&
+                            (uint64_t(p.inputH) * p.inputW) % 4 == 0 && p.inputStrides[0] % 4 == 0 &&
+                            p.inputStrides[1] % 4 == 0 && input.offsetAlignment >= 4;
+    // There a tile takes 64 or 128 channels (more loads in flight per
+    // invocation) where they divide C and the tiles still number two per
+    // multiprocessor (bench/results/pack_pass.md).
+    constexpr uint64_t tilePixels = kPackWorkgroup / 2;
+    static_assert(tilePixels * (128 / 4 + 1) * 4 <=
+                      std::min(shader::coopmatSharedBytes(4, 64), shader::coopmatSharedBytes(8, 64)),
+                  "a pack tile of 128 channels takes no more shared memory than the GEMM after it");
+    const uint64_t pixelTiles = planeWords ? out[0] * ((uint64_t(p.inputH) * p.inputW + tilePixels - 1) / tilePixels)
+                                           : (channelsLastA / in[1] + tilePixels - 1) / tilePixels;
+    uint32_t channelRun = 32;
+    for (const uint32_t run : {64u, 128u})
+      if (planeWords && in[1] % run == 0 && pixelTiles * (in[1] / run) >= 2 * uint64_t(device.multiprocessors))
+        channelRun = run;
+    p.aChunks = static_cast<uint32_t>(channelsLast ? pixelTiles * (in[1] / channelRun) : aBytes / 16);
     p.totalChunks = static_cast<uint32_t>(p.aChunks + (persistentB ? 0 : packedB / 16));  // <= kMaxPackedBytes / 16
     d.params = bytesOf(p);
     d.scratchBytes = persistentB ? aBytes : scratchBytes;
@@ -396,6 +415,9 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       const bool tiles = aPack == shader::A_CHANNELS_LAST, rows = shader::packARows(aPack, kTiles, mTiles);
       // A by rows reads each tap row's bytes as the aligned words around them.
       if (rows && wordRows && p.inputStrides[3] == 1) packConstants.FLAGS |= shader::INPUT_WORD_ROWS;
+      const bool words = tiles && planeWords && pp.aChunks != 0;
+      if (words) packConstants.FLAGS |= shader::INPUT_PLANE_WORDS;
+      packConstants.CHANNEL_RUN = channelRun;
       pack.specialization = shader::specializationOf(packConstants);
       // Its loops walk 16-byte chunks (at most kMaxPackedBytes / 16 of them)
       // over the grid, channels-last A's tiles first over its workgroups; A
@@ -406,13 +428,21 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       const uint64_t aTiles = tiles ? pp.aChunks : 0, aRowItems = rows ? pp.aChunks / (2 * pp.kTiles) : 0;
       const uint64_t chunks = pp.totalChunks - (tiles || rows ? pp.aChunks : 0);
       const uint64_t bItems = spans ? chunks / taps : chunks, zeroItems = (pp.outputZeroWords + uint64_t(3)) / 4;
-      const uint64_t items = std::max({aRowItems, bItems, zeroItems});
+      const uint64_t paddedH = VKDML_PADDED_EXTENT(uint64_t(pp.outputH), pp.strideY, pp.kernelH, pp.dilationY);
+      const uint64_t paddedW = VKDML_PADDED_EXTENT(uint64_t(pp.outputW), pp.strideX, pp.kernelW, pp.dilationX);
+      auto inside = [](uint64_t pad, uint64_t size, uint64_t padded) {
+        return std::min(pad + size, padded) - std::min<uint64_t>(pad, padded);
+      };
+      const uint64_t insideH = inside(pp.padY, pp.inputH, paddedH), insideW = inside(pp.padX, pp.inputW, paddedW);
+      const uint64_t borderItems =
+          words ? out[0] * ((paddedH - insideH) * paddedW + insideH * (paddedW - insideW)) * (in[1] / 16) : 0;
+      const uint64_t items = std::max({aRowItems, bItems, zeroItems, borderItems});
       pack.groups = {gridGroups(aTiles * kPackWorkgroup + items, kPackWorkgroup, device), 1, 1};
       pack.params = bytesOf(pp);
       const uint64_t groupsX = pack.groups[0], invocations = groupsX * kPackWorkgroup;
       auto passes = [&](uint64_t n) { return loopPasses((n + invocations - 1) / invocations); };
-      pack.loopPasses =
-          loopPasses((aTiles + groupsX - 1) / groupsX) + passes(aRowItems) + passes(bItems) + passes(zeroItems);
+      pack.loopPasses = loopPasses((aTiles + groupsX - 1) / groupsX) + passes(borderItems) + passes(aRowItems) +
+                        passes(bItems) + passes(zeroItems);
       return pack;
     };
     if (executionPack) {
