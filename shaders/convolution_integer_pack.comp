@@ -14,13 +14,17 @@
 // (packFilterSpan), and the im2col matrix of a short K a row per item
 // (packARow). Last, where ConvParams.outputZeroWords says so, it
 // zeroes the output for the K_SPLIT GEMM after it. Defines: INDEX_BITS (32
-// or 64).
+// or 64), PLANE_WORDS (1: channels-last A from whole words,
+// packChannelsLastWords).
 //
 // The geometry is specialization constants (set by
 // runtime/ops/convolution_integer_plan.cpp), as in the GEMM kernel: the driver turns
 // the divisions that split chunk and k indices into multiplies and drops
 // the range checks of taps that cannot reach padding.
 #include "convolution_integer.glsl"
+#ifndef PLANE_WORDS
+#define PLANE_WORDS 0
+#endif
 
 VKDML_SPECIALIZATION(ConvolutionIntegerPackConstants, VKDML_CONVOLUTION_INTEGER_PACK_CONSTANTS)
 const uint KHW = KH * KW;
@@ -53,7 +57,11 @@ COORD_T coord(uint v) { return COORD_T(v); }
 const uint TILE_PIXELS = PACK_WORKGROUP / 2;
 // Words per pixel: a run's 8 per 32 channels, + 1 so that lanes storing one
 // word each hit distinct banks (packChannelsLast runs 32 channels).
+#if PLANE_WORDS
 const uint RUN_QUADS = CHANNEL_RUN / 32;
+#else
+const uint RUN_QUADS = 1;
+#endif
 const uint TILE_ROW = 8 * RUN_QUADS + 1;
 shared uint tileWords[TILE_PIXELS * TILE_ROW];
 void packChannelsLast(ConvParams p, uint64_t inputAddress, uint xzBits, uint64_t aOut) {
@@ -89,7 +97,8 @@ void packChannelsLast(ConvParams p, uint64_t inputAddress, uint xzBits, uint64_t
   }
 }
 
-// Channels-last A from whole words (INPUT_PLANE_WORDS: each image's
+#if PLANE_WORDS
+// Channels-last A from whole words (the PLANE_WORDS variant: each image's
 // channel planes contiguous, H * W % 4 == 0, 4-byte aligned): tiles of
 // TILE_PIXELS consecutive input pixels of one image x CHANNEL_RUN channels
 // (32, 64 or 128: as many as divide C, to have more loads in flight per
@@ -100,7 +109,6 @@ void packChannelsLast(ConvParams p, uint64_t inputAddress, uint xzBits, uint64_t
 // neighbouring 16 bytes of a pixel's run, each pixel at its padded place.
 // The padding, and input pixels the taps never reach, are left to
 // packChannelsLastBorder.
-const bool PLANE_WORDS = CHANNELS_LAST && (FLAGS & INPUT_PLANE_WORDS) != 0;
 const uint PLANE_QUADS = TILE_PIXELS / 4;
 const uint PLANE_TILES = (INPUT_H * INPUT_W + TILE_PIXELS - 1) / TILE_PIXELS;  // per image
 void packChannelsLastWords(ConvParams p, uint64_t inputAddress, uint64_t aOut) {
@@ -139,7 +147,7 @@ void packChannelsLastWords(ConvParams p, uint64_t inputAddress, uint64_t aOut) {
     barrier();  // the tile is read before the next overwrites it
   }
 }
-// The padded pixels outside the input (PLANE_WORDS), an item per 16
+// The padded pixels outside the input, an item per 16
 // channels: per image, the rows above and below the input's whole, then
 // the columns left and right of it in the rows between.
 uint channelsLastBorderPixels() {
@@ -164,6 +172,7 @@ void packChannelsLastBorder(uint item, uint channels, uint xzBits, uint64_t aOut
   const uint padded = (batch * PADDED_H + y) * PADDED_W + x;
   ChunkRef(aOut + uint64_t(padded) * channels + 16 * chunk).value = uvec4((xzBits ^ INPUT_FLIP) * 0x01010101u);
 }
+#endif
 
 // The input as the im2col matrix reads it, and row m of that matrix: its
 // pixel's offset (batch and group) and first tap.
@@ -309,13 +318,14 @@ void main() {
   const uint groupChannels = p.groupChannels;
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const InputView view = InputView(inputAddress, inS0, inS1, inS2, inS3, xzBits);
-  if (PLANE_WORDS) {
-    packChannelsLastWords(p, inputAddress, aOut);
-    const uint images = p.M / (OUTPUT_H * OUTPUT_W), channels = p.aChunks / (images * PLANE_TILES) * CHANNEL_RUN;
-    for (uint q = gl_GlobalInvocationID.x; q < images * channelsLastBorderPixels() * (channels / 16); q += stride)
-      packChannelsLastBorder(q, channels, xzBits, aOut);
-  } else if (CHANNELS_LAST)
-    packChannelsLast(p, inputAddress, xzBits, aOut);
+#if PLANE_WORDS
+  packChannelsLastWords(p, inputAddress, aOut);
+  const uint images = p.M / (OUTPUT_H * OUTPUT_W), channels = p.aChunks / (images * PLANE_TILES) * CHANNEL_RUN;
+  for (uint q = gl_GlobalInvocationID.x; q < images * channelsLastBorderPixels() * (channels / 16); q += stride)
+    packChannelsLastBorder(q, channels, xzBits, aOut);
+#else
+  if (CHANNELS_LAST) packChannelsLast(p, inputAddress, xzBits, aOut);
+#endif
   if (A_ROWS)
     for (uint q = gl_GlobalInvocationID.x; q < aChunks / (2 * K_TILES); q += stride) packARow(p, q, view, aOut);
   if (B_SPANS)

@@ -175,7 +175,8 @@ TEST_CASE("convolution plan: GEMMs with A in scratch share pipelines across geom
 namespace {
 
 // The channels-last pack's channels per tile (CHANNEL_RUN) and whether it
-// reads the input's planes as words, for `c` on a device of `multiprocessors`.
+// reads the input's planes as words (its _words variant), for `desc` on
+// `device`.
 struct ChannelsLastPack {
   uint32_t run = 0;
   bool words = false;
@@ -187,16 +188,14 @@ ChannelsLastPack channelsLastPack(const vkdml::DeviceInfo& device, const DML_OPE
   options.convolutionPacking = vkdml::ConvolutionPacking::ChannelsLast;
   const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(device, options, {});
   REQUIRE(dispatches.size() == 2);
-  // The ids of the pack's CHANNEL_RUN and FLAGS, found by their values.
-  vkdml::shader::ConvolutionIntegerPackConstants marked;
-  marked.CHANNEL_RUN = 0xC0FFEE, marked.FLAGS = 0xF1A6;
   ChannelsLastPack pack;
+  pack.words = std::string(kernelName(dispatches.front().kernel)).find("_words_") != std::string::npos;
+  // The id of the pack's CHANNEL_RUN, found by its value.
+  vkdml::shader::ConvolutionIntegerPackConstants marked;
+  marked.CHANNEL_RUN = 0xC0FFEE;
   for (const auto& [id, value] : vkdml::shader::specializationOf(marked))
     for (const auto& [packId, packValue] : dispatches.front().specialization)
-      if (packId == id && value == 0xC0FFEE)
-        pack.run = packValue;
-      else if (packId == id && value == 0xF1A6)
-        pack.words = (packValue & vkdml::shader::INPUT_PLANE_WORDS) != 0;
+      if (packId == id && value == 0xC0FFEE) pack.run = packValue;
   return pack;
 }
 

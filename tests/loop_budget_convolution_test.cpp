@@ -46,7 +46,9 @@ size_t gemmDispatches(const std::vector<Dispatch>& dispatches) {
   size_t n = 0;
   for (const Dispatch& d : dispatches)
     n += d.isTransfer() || d.kernel == Kernel::fill || d.kernel == Kernel::convolution_integer_pack_i32 ||
-                 d.kernel == Kernel::convolution_integer_pack_i64
+                 d.kernel == Kernel::convolution_integer_pack_i64 ||
+                 d.kernel == Kernel::convolution_integer_pack_words_i32 ||
+                 d.kernel == Kernel::convolution_integer_pack_words_i64
              ? 0
              : 1;
   return n;
@@ -128,7 +130,7 @@ TEST_CASE("convolution plan: K split where the pack zeroes the output") {
   packed.zeros[0] = packed.zeros[1] = 1;
   const std::vector<Dispatch> dispatches = planWithinBudget(packed.desc(), device);
   REQUIRE(dispatches.size() == 2);
-  CHECK(dispatches.front().kernel == Kernel::convolution_integer_pack_i32);
+  CHECK(dispatches.front().kernel == Kernel::convolution_integer_pack_words_i32);  // channels-last, 56 x 56 planes
   CHECK(splitsK(dispatches.back()));
   CHECK(dispatches.back().groups[0] == 25);
   CHECK(dispatches.back().groups[1] == 4);  // 18 steps in chunks of 5

@@ -367,8 +367,8 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // half a workgroup's pixels x 32 channels (one workgroup each), then B's.
     const bool channelsLast = aPacking == shader::A_CHANNELS_LAST;
     // Channels-last from whole words where each image's channel planes are
-    // (INPUT_PLANE_WORDS): tiles of the input's pixels, not the padded
-    // extent's, the padding then an item per 16 bytes.
+    // (the pack's _words variants): tiles of the input's pixels, not the
+    // padded extent's, the padding then an item per 16 bytes.
     const bool planeWords = channelsLast && p.inputStrides[3] == 1 &&
                             (p.inputH == 1 || p.inputStrides[2] == p.inputW) &&
                             (uint64_t(p.inputH) * p.inputW) % 4 == 0 && p.inputStrides[0] % 4 == 0 &&
@@ -398,7 +398,6 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // A pack dispatch: `pp`'s chunks with A packed as `aPack` says.
     auto packDispatch = [&](const ConvParams& pp, uint32_t aPack) {
       Dispatch pack;
-      pack.kernel = convolutionIntegerPackKernel(indexBits);
       // The geometry as specialization constants, for the driver to fold.
       auto packConstants = withGeometry<shader::ConvolutionIntegerPackConstants>(pp);
       packConstants.WORKGROUP_SIZE = kPackWorkgroup;
@@ -416,7 +415,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       // A by rows reads each tap row's bytes as the aligned words around them.
       if (rows && wordRows && p.inputStrides[3] == 1) packConstants.FLAGS |= shader::INPUT_WORD_ROWS;
       const bool words = tiles && planeWords && pp.aChunks != 0;
-      if (words) packConstants.FLAGS |= shader::INPUT_PLANE_WORDS;
+      pack.kernel = convolutionIntegerPackKernel(indexBits, words ? 1 : 0);
       packConstants.CHANNEL_RUN = channelRun;
       pack.specialization = shader::specializationOf(packConstants);
       // Its loops walk 16-byte chunks (at most kMaxPackedBytes / 16 of them)

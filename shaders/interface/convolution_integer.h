@@ -87,11 +87,6 @@ const uint K_SPLIT = 16384u;
 // (N, C, H strides and W multiples of 4), so that an aligned word of a row
 // lies wholly inside it or in its padding.
 const uint INPUT_WORD_ROWS = 32768u;
-// Read by the pack alone (set in its constants only, for A channels-last):
-// each image's channel planes contiguous (W stride 1, H stride W), of
-// whole words (H * W, N and C strides multiples of 4) from a 4-byte aligned
-// binding, so that a plane reads as aligned words.
-const uint INPUT_PLANE_WORDS = 65536u;
 // The flags of gathering A and B from the tensors, which the
 // cooperative-matrix GEMM does not read where A comes in scratch (A_IM2COL,
 // A_CHANNELS_LAST; the pack read them): the plan leaves them out of that
@@ -160,7 +155,7 @@ const uint PACK_WORKGROUP = 256u;
   X(M_TILES, 17, uint, 1)                           \
   X(N_TILES, 18, uint, 1)                           \
   X(A_PACKING, 19, uint, 0)                         \
-  X(CHANNEL_RUN, 20, uint, 32) /* channels-last A from words: channels per tile */
+  X(CHANNEL_RUN, 20, uint, 32) /* the PLANE_WORDS variant's channels per tile */
 
 // How the cooperative-matrix GEMM with packed operands (PACKED) takes A,
 // and what convolution_integer_pack.comp writes for it before B's blocks
