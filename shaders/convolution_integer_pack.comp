@@ -6,7 +6,9 @@
 // nothing, the im2col matrix in blocks, or the padded input channels-last;
 // padding = the input zero point), then B (the filter, rows n) in blocks of
 // [BN rows][32 bytes] per (group, n tile, K step), its k in the order A's
-// take. Bytes are flipped to INT8 (UINT8 XOR 0x80) and 0 past M, Ng or Kg.
+// take. Bytes are flipped to INT8 (UINT8 XOR 0x80) and 0 past Ng or Kg,
+// and past M but where A comes from words (the GEMM stores none of those
+// rows' outputs).
 // One invocation per 16-byte chunk (half a row of a block), neighbouring
 // invocations writing neighbouring chunks; the channels-last input goes
 // through shared memory a tile per workgroup (packChannelsLast), and B
@@ -14,8 +16,8 @@
 // (packFilterSpan), and the im2col matrix of a short K a row per item
 // (packARow). Last, where ConvParams.outputZeroWords says so, it
 // zeroes the output for the K_SPLIT GEMM after it. Defines: INDEX_BITS (32
-// or 64), PLANE_WORDS (1: channels-last A from whole words,
-// packChannelsLastWords).
+// or 64), PLANE_WORDS (1: A from whole words of the input's planes,
+// packPlaneWords: channels-last, or the im2col matrix of a 1x1 kernel).
 //
 // The geometry is specialization constants (set by
 // runtime/ops/convolution_integer_plan.cpp), as in the GEMM kernel: the driver turns
@@ -98,20 +100,24 @@ void packChannelsLast(ConvParams p, uint64_t inputAddress, uint xzBits, uint64_t
 }
 
 #if PLANE_WORDS
-// Channels-last A from whole words (the PLANE_WORDS variant: each image's
-// channel planes contiguous, H * W % 4 == 0, 4-byte aligned): tiles of
-// TILE_PIXELS consecutive input pixels of one image x CHANNEL_RUN channels
-// (32, 64 or 128: as many as divide C, to have more loads in flight per
-// invocation), runs fastest. Invocation t loads words of pixels 4q..4q+3
-// (q = t % PLANE_QUADS), 4 channels of each channel quad h, h + 8, ...
-// (h = t / PLANE_QUADS), a warp's load one 128-byte line, and transposes
-// each 4 to 4 pixels' 4 channels; neighbouring invocations then store
-// neighbouring 16 bytes of a pixel's run, each pixel at its padded place.
-// The padding, and input pixels the taps never reach, are left to
-// packChannelsLastBorder.
+// A from whole words (the PLANE_WORDS variant: each image's channel planes
+// contiguous, H * W % 4 == 0, 4-byte aligned): tiles of TILE_PIXELS
+// consecutive input pixels of one image x CHANNEL_RUN channels (32, 64 or
+// 128 channels-last: as many as divide C, to have more loads in flight per
+// invocation; 32 for the im2col matrix), runs fastest. Invocation t loads
+// words of pixels 4q..4q+3 (q = t % PLANE_QUADS), 4 channels of each
+// channel quad h, h + 8, ... (h = t / PLANE_QUADS), a warp's load one
+// 128-byte line, and transposes each 4 to 4 pixels' 4 channels;
+// neighbouring invocations then store neighbouring 16 bytes of a pixel's
+// run: channels-last, each pixel at its padded place (the padding, and
+// input pixels the taps never reach, are left to packChannelsLastBorder);
+// as the im2col matrix of a 1x1 kernel of stride 1 without padding (pixel
+// = m within the image), each at its row of the (group, m tile, K step)
+// blocks. The rows past M stay as they were: the GEMM stores nothing of
+// them.
 const uint PLANE_QUADS = TILE_PIXELS / 4;
 const uint PLANE_TILES = (INPUT_H * INPUT_W + TILE_PIXELS - 1) / TILE_PIXELS;  // per image
-void packChannelsLastWords(ConvParams p, uint64_t inputAddress, uint64_t aOut) {
+void packPlaneWords(ConvParams p, uint64_t inputAddress, uint64_t aOut) {
   const INDEX_T inS0 = INDEX_T(p.inputStrides[0]), inS1 = INDEX_T(p.inputStrides[1]);
   const uint planePixels = INPUT_H * INPUT_W, images = p.M / (OUTPUT_H * OUTPUT_W);
   const uint runs = p.aChunks / (images * PLANE_TILES), channels = runs * CHANNEL_RUN;
@@ -138,10 +144,15 @@ void packChannelsLastWords(ConvParams p, uint64_t inputAddress, uint64_t aOut) {
       const uint item = t + PACK_WORKGROUP * r, row = item / (2 * RUN_QUADS), part = item % (2 * RUN_QUADS);
       const uint at = pixel0 + row, y = at / INPUT_W + PAD_Y, x = at % INPUT_W + PAD_X;
       if (at < planePixels && y < PADDED_H && x < PADDED_W) {
-        const uint w = row * TILE_ROW + 4 * part;
-        const uint padded = (batch * PADDED_H + y) * PADDED_W + x;
-        ChunkRef(aOut + uint64_t(padded) * channels + CHANNEL_RUN * run + 16 * part).value =
-            uvec4(tileWords[w], tileWords[w + 1], tileWords[w + 2], tileWords[w + 3]);
+        const uint w = row * TILE_ROW + 4 * part, c = CHANNEL_RUN * run + 16 * part;
+        uint64_t chunk;  // its 16-byte place
+        if (CHANNELS_LAST) {
+          chunk = uint64_t((batch * PADDED_H + y) * PADDED_W + x) * (channels / 16) + c / 16;
+        } else {
+          const uint m = batch * planePixels + at, g = c / p.groupChannels, kg = c % p.groupChannels;
+          chunk = uint64_t(((g * M_TILES + m / BM) * K_TILES + kg / 32) * (2 * BM) + 2 * (m % BM) + (kg / 16) % 2);
+        }
+        ChunkRef(aOut + 16 * chunk).value = uvec4(tileWords[w], tileWords[w + 1], tileWords[w + 2], tileWords[w + 3]);
       }
     }
     barrier();  // the tile is read before the next overwrites it
@@ -204,7 +215,7 @@ uint im2colByte(InputView view, Im2colRow r, uint c, uint ky, uint kx) {
 // stem at batch 32) a row per item, all its K steps, so that each k's
 // (c, ky, kx) is a constant once the loops are unrolled; neighbouring items
 // write neighbouring rows of a block.
-const bool A_ROWS = VKDML_PACK_A_ROWS(A_PACKING, K_TILES, M_TILES);
+const bool A_ROWS = VKDML_PACK_A_ROWS(A_PACKING, K_TILES, M_TILES) && PLANE_WORDS == 0;  // else packPlaneWords
 // Where rows are whole words (INPUT_WORD_ROWS) and a tap row's KW bytes are
 // consecutive (DILATION_X 1, KW <= 8), each (c, ky) of a row is read as the
 // aligned words around its KW bytes (at most WINDOW_WORDS), not KW byte
@@ -319,10 +330,11 @@ void main() {
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const InputView view = InputView(inputAddress, inS0, inS1, inS2, inS3, xzBits);
 #if PLANE_WORDS
-  packChannelsLastWords(p, inputAddress, aOut);
+  packPlaneWords(p, inputAddress, aOut);
   const uint images = p.M / (OUTPUT_H * OUTPUT_W), channels = p.aChunks / (images * PLANE_TILES) * CHANNEL_RUN;
-  for (uint q = gl_GlobalInvocationID.x; q < images * channelsLastBorderPixels() * (channels / 16); q += stride)
-    packChannelsLastBorder(q, channels, xzBits, aOut);
+  if (CHANNELS_LAST)
+    for (uint q = gl_GlobalInvocationID.x; q < images * channelsLastBorderPixels() * (channels / 16); q += stride)
+      packChannelsLastBorder(q, channels, xzBits, aOut);
 #else
   if (CHANNELS_LAST) packChannelsLast(p, inputAddress, xzBits, aOut);
 #endif
@@ -340,7 +352,8 @@ void main() {
   }
   if (B_SPANS) return;
   // The other chunks, one per invocation (B's alone where A went by tiles or rows).
-  for (uint q = gl_GlobalInvocationID.x + (CHANNELS_LAST || A_ROWS ? aChunks : 0u); q < totalChunks; q += stride) {
+  for (uint q = gl_GlobalInvocationID.x + (CHANNELS_LAST || A_ROWS || PLANE_WORDS == 1 ? aChunks : 0u); q < totalChunks;
+       q += stride) {
     const bool isA = q < aChunks;
     const uint chunk = isA ? q : q - aChunks, rows = isA ? BM : BN;
     const uint row = (chunk / 2) % rows, block = chunk / 2 / rows;

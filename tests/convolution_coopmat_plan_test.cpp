@@ -119,18 +119,19 @@ TEST_CASE("convolution plan: the wide K split by waves of multiprocessors") {
 
 namespace {
 
-// One image, C -> OC over H x W, a K x K kernel at `stride`, padded by `pad`.
+// One image, C -> OC over H x W, a K x K kernel at `stride`, padded by `pad`,
+// in `groups` groups.
 struct PaddedConv {
   Desc input, filter, output;
   UINT strides[2], pads[2], ones[2] = {1, 1};
   DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv{};
-  PaddedConv(UINT c, UINT oc, UINT hw, UINT k, UINT stride, UINT pad)
+  PaddedConv(UINT c, UINT oc, UINT hw, UINT k, UINT stride, UINT pad, UINT groups = 1)
       : input(DML_TENSOR_DATA_TYPE_UINT8, {1, c, hw, hw}),
-        filter(DML_TENSOR_DATA_TYPE_INT8, {oc, c, k, k}),
+        filter(DML_TENSOR_DATA_TYPE_INT8, {oc, c / groups, k, k}),
         output(DML_TENSOR_DATA_TYPE_INT32, {1, oc, (hw + 2 * pad - k) / stride + 1, (hw + 2 * pad - k) / stride + 1}),
         strides{stride, stride},
         pads{pad, pad} {
-    conv = {&input.tensor, nullptr, &filter.tensor, nullptr, &output.tensor, 2, strides, ones, pads, pads, 1};
+    conv = {&input.tensor, nullptr, &filter.tensor, nullptr, &output.tensor, 2, strides, ones, pads, pads, groups};
   }
   DML_OPERATOR_DESC desc() const { return {DML_OPERATOR_CONVOLUTION_INTEGER, &conv}; }
 };
@@ -177,18 +178,19 @@ namespace {
 // The channels-last pack's channels per tile (CHANNEL_RUN) and whether it
 // reads the input's planes as words (its _words variant), for `desc` on
 // `device`.
-struct ChannelsLastPack {
+struct APack {
   uint32_t run = 0;
   bool words = false;
 };
-ChannelsLastPack channelsLastPack(const vkdml::DeviceInfo& device, const DML_OPERATOR_DESC& desc) {
+APack aPack(const vkdml::DeviceInfo& device, const DML_OPERATOR_DESC& desc,
+            vkdml::ConvolutionPacking packing = vkdml::ConvolutionPacking::ChannelsLast) {
   const vkdml::Operator op = test::device().createOperator(desc);
   vkdml::CompileOptions options;
   options.convolutionPath = vkdml::ConvolutionPath::CooperativeMatrix;
-  options.convolutionPacking = vkdml::ConvolutionPacking::ChannelsLast;
+  options.convolutionPacking = packing;
   const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(device, options, {});
   REQUIRE(dispatches.size() == 2);
-  ChannelsLastPack pack;
+  APack pack;
   pack.words = std::string(kernelName(dispatches.front().kernel)).find("_words_") != std::string::npos;
   // The id of the pack's CHANNEL_RUN, found by its value.
   vkdml::shader::ConvolutionIntegerPackConstants marked;
@@ -209,7 +211,7 @@ TEST_CASE("convolution plan: the channels-last pack's tiles") {
   vkdml::DeviceInfo gpu = fullDevice();
   auto check = [&](const DML_OPERATOR_DESC& desc, uint32_t multiprocessors, uint32_t run, bool words) {
     gpu.multiprocessors = multiprocessors;
-    const ChannelsLastPack pack = channelsLastPack(gpu, desc);
+    const APack pack = aPack(gpu, desc);
     CHECK(pack.run == run);
     CHECK(pack.words == words);
   };
@@ -222,4 +224,27 @@ TEST_CASE("convolution plan: the channels-last pack's tiles") {
   check(oddPlane.desc(), 0, 32, false);
   check(batch32.desc(), 132, 64, true);  // 224 tiles of 128 channels, 448 of 64
   check(batch32Of64.desc(), 132, 64, true);
+}
+
+// The im2col matrix (packing ab) of a 1x1 kernel of stride 1 without padding
+// is the input channels-last: the pack reads it as words too, where H * W %
+// 4 == 0 and the groups are of whole K steps, in tiles of 32 channels (one
+// block each). Strided, padded or of odd planes: 16-byte chunks of byte
+// gathers.
+TEST_CASE("convolution plan: the im2col matrix of a 1x1 kernel from words") {
+  const vkdml::DeviceInfo gpu = fullDevice();
+  const auto both = vkdml::ConvolutionPacking::Both;
+  auto check = [&](const PaddedConv& c, uint32_t run, bool words) {
+    const APack pack = aPack(gpu, c.desc(), both);
+    CHECK(pack.words == words);
+    if (words) CHECK(pack.run == run);
+  };
+  check(PaddedConv(256, 64, 12, 1, 1, 0), 32, true);
+  check(PaddedConv(96, 64, 8, 1, 1, 0), 32, true);
+  check(PaddedConv(128, 64, 6, 1, 1, 0, 2), 32, true);  // two groups of 64 channels
+  check(PaddedConv(64, 64, 12, 1, 2, 0), 0, false);
+  check(PaddedConv(64, 64, 12, 1, 1, 1), 0, false);
+  check(PaddedConv(64, 64, 7, 1, 1, 0), 0, false);
+  check(PaddedConv(96, 48, 8, 1, 1, 0, 6), 0, false);  // groups of 16 channels
+  check(PaddedConv(64, 64, 12, 3, 1, 1), 0, false);    // 3x3
 }

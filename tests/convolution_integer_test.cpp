@@ -175,6 +175,23 @@ TEST_CASE("convolution_integer: groups of 32 channels and more") {
   runVariants({cases[0], cases[2]}, rng, true);
 }
 
+// A 1x1 kernel of stride 1 without padding over groups of a multiple of 32
+// channels, whose im2col matrix the pack (--convolution-packing=ab) reads
+// from whole words of the input's planes where H * W % 4 == 0: images of
+// several pack tiles (the last partial) and m tiles across images, rows
+// past M (the last m tile's), two groups, rows of W % 4 != 0, a deep K
+// over 4 rows (split across workgroups); planes apart (strided) take the
+// byte gathers.
+TEST_CASE("convolution_integer: 1x1 of stride 1, the im2col matrix from words") {
+  std::mt19937_64 rng(135);
+  const std::vector<Case> cases = {
+      case2d({3, 64, 12, 12}, {40, 64, 1, 1}, 1, 1, 0, 0, 1), case2d({2, 128, 6, 6}, {70, 64, 1, 1}, 1, 1, 0, 0, 2),
+      case2d({1, 96, 8, 8}, {33, 96, 1, 1}, 1, 1, 0, 0, 1),   case2d({1, 256, 4, 4}, {20, 256, 1, 1}, 1, 1, 0, 0, 1),
+      case2d({2, 32, 16, 16}, {36, 32, 1, 1}, 1, 1, 0, 0, 1), case2d({1, 512, 2, 2}, {9, 512, 1, 1}, 1, 1, 0, 0, 1)};
+  runVariants(cases, rng);
+  runVariants({cases[0], cases[1]}, rng, true);
+}
+
 // The cooperative-matrix kernel's tile order (bands of 8 m tiles, n
 // slowest within a band, the last band shorter) and its grids where A
 // comes packed: 8 warps for 70 tiles and (tiles 128 wide) for 20, 4 warps

@@ -363,19 +363,28 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     p.packedBOffset = persistentB ? 0 : aBytes;
     p.scratchSlot = temporarySlot(kTensorSlots);
     p.packedBSlot = persistentB ? persistentSlot(kTensorSlots) : temporarySlot(kTensorSlots);
-    // The pack's items: A's 16-byte chunks, or channels-last its tiles of
-    // half a workgroup's pixels x 32 channels (one workgroup each), then B's.
+    // The pack's items: A's 16-byte chunks, or its tiles of half a
+    // workgroup's pixels x 32 channels or more (one workgroup each) where A
+    // comes channels-last or from words, then B's.
     const bool channelsLast = aPacking == shader::A_CHANNELS_LAST;
-    // Channels-last from whole words where each image's channel planes are
-    // (the pack's _words variants): tiles of the input's pixels, not the
-    // padded extent's, the padding then an item per 16 bytes.
-    const bool planeWords = channelsLast && p.inputStrides[3] == 1 &&
+    // A from whole words where each image's channel planes are (the pack's
+    // _words variants): channels-last, or the im2col matrix of a 1x1 kernel
+    // of stride 1 without padding (the input channels-last, a pixel's
+    // channels a row) in groups of whole K steps. Tiles of the input's
+    // pixels, not the padded extent's; channels-last padding then an item
+    // per 16 bytes.
+    const bool im2colOfPixels = aPacking == shader::A_IM2COL && p.kernelH == 1 && p.kernelW == 1 && p.strideY == 1 &&
+                                p.strideX == 1 && p.padY == 0 && p.padX == 0 && p.outputH == p.inputH &&
+                                p.outputW == p.inputW && p.groupChannels % shader::COOPMAT_BK == 0;
+    const bool planeWords = (channelsLast || im2colOfPixels) && p.inputStrides[3] == 1 &&
                             (p.inputH == 1 || p.inputStrides[2] == p.inputW) &&
                             (uint64_t(p.inputH) * p.inputW) % 4 == 0 && p.inputStrides[0] % 4 == 0 &&
                             p.inputStrides[1] % 4 == 0 && input.offsetAlignment >= 4;
-    // There a tile takes 64 or 128 channels (more loads in flight per
-    // invocation) where they divide C and the tiles still number two per
-    // multiprocessor (bench/results/pack_pass.md).
+    // Channels-last, a tile takes 64 or 128 channels (more loads in flight
+    // per invocation) where they divide C and the tiles still number two
+    // per multiprocessor; the im2col matrix's tiles keep 32 (one block of a
+    // K step each: wider ones, whose stores spread over several blocks,
+    // were slower) (bench/results/pack_pass.md).
     constexpr uint64_t tilePixels = kPackWorkgroup / 2;
     static_assert(tilePixels * (128 / 4 + 1) * 4 <=
                       std::min(shader::coopmatSharedBytes(4, 64), shader::coopmatSharedBytes(8, 64)),
@@ -384,9 +393,10 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
                                            : (channelsLastA / in[1] + tilePixels - 1) / tilePixels;
     uint32_t channelRun = 32;
     for (const uint32_t run : {64u, 128u})
-      if (planeWords && in[1] % run == 0 && pixelTiles * (in[1] / run) >= 2 * uint64_t(device.multiprocessors))
+      if (planeWords && channelsLast && in[1] % run == 0 &&
+          pixelTiles * (in[1] / run) >= 2 * uint64_t(device.multiprocessors))
         channelRun = run;
-    p.aChunks = static_cast<uint32_t>(channelsLast ? pixelTiles * (in[1] / channelRun) : aBytes / 16);
+    p.aChunks = static_cast<uint32_t>(channelsLast || planeWords ? pixelTiles * (in[1] / channelRun) : aBytes / 16);
     p.totalChunks = static_cast<uint32_t>(p.aChunks + (persistentB ? 0 : packedB / 16));  // <= kMaxPackedBytes / 16
     d.params = bytesOf(p);
     d.scratchBytes = persistentB ? aBytes : scratchBytes;
@@ -411,10 +421,11 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       packConstants.M_TILES = pp.mTiles;
       packConstants.N_TILES = pp.nTiles;
       packConstants.A_PACKING = aPack;
-      const bool tiles = aPack == shader::A_CHANNELS_LAST, rows = shader::packARows(aPack, kTiles, mTiles);
+      const bool words = planeWords && pp.aChunks != 0;
+      const bool tiles = aPack == shader::A_CHANNELS_LAST || words;
+      const bool rows = shader::packARows(aPack, kTiles, mTiles) && !words;
       // A by rows reads each tap row's bytes as the aligned words around them.
       if (rows && wordRows && p.inputStrides[3] == 1) packConstants.FLAGS |= shader::INPUT_WORD_ROWS;
-      const bool words = tiles && planeWords && pp.aChunks != 0;
       pack.kernel = convolutionIntegerPackKernel(indexBits, words ? 1 : 0);
       packConstants.CHANNEL_RUN = channelRun;
       pack.specialization = shader::specializationOf(packConstants);
@@ -434,7 +445,9 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       };
       const uint64_t insideH = inside(pp.padY, pp.inputH, paddedH), insideW = inside(pp.padX, pp.inputW, paddedW);
       const uint64_t borderItems =
-          words ? out[0] * ((paddedH - insideH) * paddedW + insideH * (paddedW - insideW)) * (in[1] / 16) : 0;
+          words && aPack == shader::A_CHANNELS_LAST
+              ? out[0] * ((paddedH - insideH) * paddedW + insideH * (paddedW - insideW)) * (in[1] / 16)
+              : 0;
       const uint64_t items = std::max({aRowItems, bItems, zeroItems, borderItems});
       pack.groups = {gridGroups(aTiles * kPackWorkgroup + items, kPackWorkgroup, device), 1, 1};
       pack.params = bytesOf(pp);

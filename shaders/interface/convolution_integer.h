@@ -32,7 +32,7 @@ VKDML_PARAMS(ConvParams) {
   // persistent resource where the initializer packed an owned filter).
   uint64_t packedAOffset, packedBOffset;
   uint scratchSlot;
-  uint aChunks, totalChunks;  // the pack's items: A's 16-byte chunks (channels-last: its tiles), A's and B's
+  uint aChunks, totalChunks;  // the pack's items: A's 16-byte chunks (its tiles: channels-last, words), A's and B's
   uint kTiles;                // K steps of 32
   // K_CHUNKED: the share of K this dispatch adds up, k in [kBegin, kBegin + kLength).
   uint kBegin, kLength;
