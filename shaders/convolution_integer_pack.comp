@@ -56,7 +56,7 @@ COORD_T coord(uint v) { return COORD_T(v); }
 // channels of one pixel, neighbouring invocations neighbouring pixels (one
 // sector per load instruction), and then writes 16 bytes, two neighbouring
 // invocations one pixel's whole 32-byte sector.
-const uint TILE_PIXELS = PACK_WORKGROUP / 2;
+const uint TILE_PIXELS = gl_WorkGroupSize.x / 2;  // the plan's PACK_WORKGROUP or PACK_WORKGROUP_CHANNELS_LAST
 // Words per pixel: a run's 8 per 32 channels, + 1 so that lanes storing one
 // word each hit distinct banks (packChannelsLast runs 32 channels).
 #if PLANE_WORDS
@@ -106,8 +106,10 @@ void packChannelsLast(ConvParams p, uint64_t inputAddress, uint xzBits, uint64_t
 // 128 channels-last: as many as divide C, to have more loads in flight per
 // invocation; 32 for the im2col matrix), runs fastest. Invocation t loads
 // words of pixels 4q..4q+3 (q = t % PLANE_QUADS), 4 channels of each
-// channel quad h, h + 8, ... (h = t / PLANE_QUADS), a warp's load one
-// 128-byte line, and transposes each 4 to 4 pixels' 4 channels;
+// channel quad h, h + 8, ... (h = t / PLANE_QUADS), a warp's load 128
+// consecutive bytes of a plane (tiles of 128 pixels: the im2col matrix) or
+// 32 of each of 4 planes (32 pixels: channels-last), and transposes each 4
+// to 4 pixels' 4 channels;
 // neighbouring invocations then store neighbouring 16 bytes of a pixel's
 // run: channels-last, each pixel at its padded place (the padding, and
 // input pixels the taps never reach, are left to packChannelsLastBorder);
@@ -141,7 +143,7 @@ void packPlaneWords(ConvParams p, uint64_t inputAddress, uint64_t aOut) {
     }
     barrier();
     [[unroll]] for (uint r = 0; r < RUN_QUADS; ++r) {
-      const uint item = t + PACK_WORKGROUP * r, row = item / (2 * RUN_QUADS), part = item % (2 * RUN_QUADS);
+      const uint item = t + gl_WorkGroupSize.x * r, row = item / (2 * RUN_QUADS), part = item % (2 * RUN_QUADS);
       const uint at = pixel0 + row, y = at / INPUT_W + PAD_Y, x = at % INPUT_W + PAD_X;
       if (at < planePixels && y < PADDED_H && x < PADDED_W) {
         const uint w = row * TILE_ROW + 4 * part, c = CHANNEL_RUN * run + 16 * part;

@@ -175,11 +175,12 @@ TEST_CASE("convolution plan: GEMMs with A in scratch share pipelines across geom
 
 namespace {
 
-// The channels-last pack's channels per tile (CHANNEL_RUN) and whether it
-// reads the input's planes as words (its _words variant), for `desc` on
-// `device`.
+// The channels-last pack's channels per tile (CHANNEL_RUN), its workgroup
+// (twice a tile's pixels) and whether it reads the input's planes as words
+// (its _words variant), for `desc` on `device`.
 struct APack {
   uint32_t run = 0;
+  uint32_t workgroup = 0;
   bool words = false;
 };
 APack aPack(const vkdml::DeviceInfo& device, const DML_OPERATOR_DESC& desc,
@@ -192,21 +193,25 @@ APack aPack(const vkdml::DeviceInfo& device, const DML_OPERATOR_DESC& desc,
   REQUIRE(dispatches.size() == 2);
   APack pack;
   pack.words = std::string(kernelName(dispatches.front().kernel)).find("_words_") != std::string::npos;
-  // The id of the pack's CHANNEL_RUN, found by its value.
+  // The ids of the pack's CHANNEL_RUN and WORKGROUP_SIZE, found by their values.
   vkdml::shader::ConvolutionIntegerPackConstants marked;
   marked.CHANNEL_RUN = 0xC0FFEE;
+  marked.WORKGROUP_SIZE = 0xBEEF;
   for (const auto& [id, value] : vkdml::shader::specializationOf(marked))
-    for (const auto& [packId, packValue] : dispatches.front().specialization)
+    for (const auto& [packId, packValue] : dispatches.front().specialization) {
       if (packId == id && value == 0xC0FFEE) pack.run = packValue;
+      if (packId == id && value == 0xBEEF) pack.workgroup = packValue;
+    }
   return pack;
 }
 
 }  // namespace
 
 // The channels-last pack reads whole words of the input's planes where H * W
-// % 4 == 0, in tiles of the most channels of 32, 64 and 128 that divide C
-// and leave two tiles per multiprocessor (where the device counts them);
-// otherwise byte by byte, 32 channels a tile.
+// % 4 == 0, in tiles of 32 pixels x the most channels of 32, 64 and 128 that
+// divide C and leave two tiles per multiprocessor (where the device counts
+// them); otherwise byte by byte, 32 channels a tile. Its workgroup is two
+// invocations per pixel of a tile.
 TEST_CASE("convolution plan: the channels-last pack's tiles") {
   vkdml::DeviceInfo gpu = fullDevice();
   auto check = [&](const DML_OPERATOR_DESC& desc, uint32_t multiprocessors, uint32_t run, bool words) {
@@ -214,15 +219,18 @@ TEST_CASE("convolution plan: the channels-last pack's tiles") {
     const APack pack = aPack(gpu, desc);
     CHECK(pack.run == run);
     CHECK(pack.words == words);
+    CHECK(pack.workgroup == 64);
   };
-  // 56 x 56 (25 tiles of 128 pixels per image), 28 x 28 (7), 7 x 7 (49 pixels: bytes).
+  // 56 x 56 (98 tiles of 32 pixels per image), 28 x 28 (25), 7 x 7 (49 pixels: bytes).
   const PaddedConv wide(128, 64, 56, 3, 2, 1), channels96(96, 64, 56, 3, 1, 1), oddPlane(128, 64, 7, 3, 1, 1);
   const SameConv batch32(32, 128, 128, 28, 28, 3), batch32Of64(32, 64, 64, 56, 56, 3);
+  const SameConv batch6(6, 128, 128, 28, 28, 3);
   check(wide.desc(), 0, 128, true);
-  check(wide.desc(), 132, 32, true);  // 25 tiles of 128 channels, 50 of 64: under 264
+  check(wide.desc(), 132, 32, true);  // 98 tiles of 128 channels, 196 of 64: under 264
   check(channels96.desc(), 0, 32, true);
   check(oddPlane.desc(), 0, 32, false);
-  check(batch32.desc(), 132, 64, true);  // 224 tiles of 128 channels, 448 of 64
+  check(batch32.desc(), 132, 128, true);  // 800 tiles of 128 channels
+  check(batch6.desc(), 132, 64, true);    // 150 tiles of 128 channels, 300 of 64
   check(batch32Of64.desc(), 132, 64, true);
 }
 
@@ -237,6 +245,7 @@ TEST_CASE("convolution plan: the im2col matrix of a 1x1 kernel from words") {
   auto check = [&](const PaddedConv& c, uint32_t run, bool words) {
     const APack pack = aPack(gpu, c.desc(), both);
     CHECK(pack.words == words);
+    CHECK(pack.workgroup == 256);  // tiles of 128 pixels: a block's rows
     if (words) CHECK(pack.run == run);
   };
   check(PaddedConv(256, 64, 12, 1, 1, 0), 32, true);

@@ -20,7 +20,6 @@ namespace {
 // 256->256 layer of the benchmarks, N = 32, takes 232 MB), else the GEMM
 // gathers its operands itself.
 constexpr uint64_t kMaxPackedBytes = uint64_t(1) << 30;
-constexpr uint32_t kPackWorkgroup = shader::PACK_WORKGROUP;
 constexpr uint32_t kOutputSlot = 4;  // after InputTensor, its zero point, FilterTensor, its zero point
 
 // One dispatch per chunk of K (`step` bytes of k per K step): `d` with its
@@ -380,15 +379,20 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
                             (p.inputH == 1 || p.inputStrides[2] == p.inputW) &&
                             (uint64_t(p.inputH) * p.inputW) % 4 == 0 && p.inputStrides[0] % 4 == 0 &&
                             p.inputStrides[1] % 4 == 0 && input.offsetAlignment >= 4;
+    // A tile takes half the pack's workgroup in pixels: 32 channels-last
+    // (shader::PACK_WORKGROUP_CHANNELS_LAST), 128 for the im2col matrix.
     // Channels-last, a tile takes 64 or 128 channels (more loads in flight
     // per invocation) where they divide C and the tiles still number two
     // per multiprocessor; the im2col matrix's tiles keep 32 (one block of a
     // K step each: wider ones, whose stores spread over several blocks,
     // were slower) (bench/results/pack_pass.md).
-    constexpr uint64_t tilePixels = kPackWorkgroup / 2;
-    static_assert(tilePixels * (128 / 4 + 1) * 4 <=
-                      std::min(shader::coopmatSharedBytes(4, 64), shader::coopmatSharedBytes(8, 64)),
-                  "a pack tile of 128 channels takes no more shared memory than the GEMM after it");
+    static_assert(shader::PACK_WORKGROUP_CHANNELS_LAST / 2 * (128 / 4 + 1) * 4 <=
+                          std::min(shader::coopmatSharedBytes(4, 64), shader::coopmatSharedBytes(8, 64)) &&
+                      shader::PACK_WORKGROUP / 2 * (32 / 4 + 1) * 4 <=
+                          std::min(shader::coopmatSharedBytes(4, 64), shader::coopmatSharedBytes(8, 64)),
+                  "a pack tile takes no more shared memory than the GEMM after it");
+    const uint32_t packWorkgroup = channelsLast ? shader::PACK_WORKGROUP_CHANNELS_LAST : shader::PACK_WORKGROUP;
+    const uint64_t tilePixels = packWorkgroup / 2;
     const uint64_t pixelTiles = planeWords ? out[0] * ((uint64_t(p.inputH) * p.inputW + tilePixels - 1) / tilePixels)
                                            : (channelsLastA / in[1] + tilePixels - 1) / tilePixels;
     uint32_t channelRun = 32;
@@ -410,7 +414,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       Dispatch pack;
       // The geometry as specialization constants, for the driver to fold.
       auto packConstants = withGeometry<shader::ConvolutionIntegerPackConstants>(pp);
-      packConstants.WORKGROUP_SIZE = kPackWorkgroup;
+      packConstants.WORKGROUP_SIZE = packWorkgroup;
       packConstants.BM = bm;
       packConstants.BN = bn;
       packConstants.OUTPUT_H = pp.outputH;
@@ -449,9 +453,9 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
               ? out[0] * ((paddedH - insideH) * paddedW + insideH * (paddedW - insideW)) * (in[1] / 16)
               : 0;
       const uint64_t items = std::max({aRowItems, bItems, zeroItems, borderItems});
-      pack.groups = {gridGroups(aTiles * kPackWorkgroup + items, kPackWorkgroup, device), 1, 1};
+      pack.groups = {gridGroups(aTiles * packWorkgroup + items, packWorkgroup, device), 1, 1};
       pack.params = bytesOf(pp);
-      const uint64_t groupsX = pack.groups[0], invocations = groupsX * kPackWorkgroup;
+      const uint64_t groupsX = pack.groups[0], invocations = groupsX * packWorkgroup;
       auto passes = [&](uint64_t n) { return loopPasses((n + invocations - 1) / invocations); };
       pack.loopPasses = loopPasses((aTiles + groupsX - 1) / groupsX) + passes(borderItems) + passes(aRowItems) +
                         passes(bItems) + passes(zeroItems);

@@ -139,9 +139,14 @@ const uint GATHER_FLAGS =
   VKDML_CONVOLUTION_GEOMETRY(X, 1)                     \
   X(A_PACKING, 10, uint, 0) /* PACKED: how A comes, beside the packed B (A_GATHERED, ...) */
 
-// convolution_integer_pack.comp: its workgroup (a tile of the channels-last
-// input takes two invocations per pixel), and its constants.
+// convolution_integer_pack.comp: its workgroup, and its constants. A tile
+// of the channels-last input (or of a 1x1 kernel's im2col matrix from words)
+// takes two invocations per pixel. Where A goes channels-last, tiles of 32
+// pixels (four times the workgroups) ran faster than of 128; for the im2col
+// matrix and the stem's rows, smaller workgroups ran slower
+// (bench/results/pack_pass.md).
 const uint PACK_WORKGROUP = 256u;
+const uint PACK_WORKGROUP_CHANNELS_LAST = 64u;
 #define VKDML_CONVOLUTION_INTEGER_PACK_CONSTANTS(X) \
   X(WORKGROUP_SIZE, 0, workgroupX, 1)               \
   X(BM, 1, uint, 128)                               \
