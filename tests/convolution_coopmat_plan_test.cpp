@@ -6,6 +6,9 @@
 // of their 43008 bytes (lavapipe's 32 KiB). (The results of those plans:
 // "convolution_integer: 16-warp tiles" in convolution_integer_test.cpp.)
 // And the warps on tiles narrower than 256 columns.
+#include <algorithm>
+#include <cstring>
+
 #include "interface/convolution_integer.h"  // the pack's specialization constants
 #include "planning.hpp"
 
@@ -136,13 +139,18 @@ struct PaddedConv {
   DML_OPERATOR_DESC desc() const { return {DML_OPERATOR_CONVOLUTION_INTEGER, &conv}; }
 };
 
-// The GEMM's dispatch (the last) of `c`'s plan through `packing`.
-Dispatch gemmDispatch(const PaddedConv& c, vkdml::ConvolutionPacking packing) {
+// `c`'s plan through `packing`.
+std::vector<Dispatch> planPacked(const PaddedConv& c, vkdml::ConvolutionPacking packing) {
   const vkdml::Operator op = test::device().createOperator(c.desc());
   vkdml::CompileOptions options;
   options.convolutionPath = vkdml::ConvolutionPath::CooperativeMatrix;
   options.convolutionPacking = packing;
-  const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(fullDevice(), options, {});
+  return vkdml::detail::Access::plan(op).plan(fullDevice(), options, {});
+}
+
+// The GEMM's dispatch (the last) of `c`'s plan through `packing`.
+Dispatch gemmDispatch(const PaddedConv& c, vkdml::ConvolutionPacking packing) {
+  const std::vector<Dispatch> dispatches = planPacked(c, packing);
   REQUIRE_FALSE(dispatches.empty());
   return dispatches.back();
 }
@@ -256,4 +264,76 @@ TEST_CASE("convolution plan: the im2col matrix of a 1x1 kernel from words") {
   check(PaddedConv(64, 64, 7, 1, 1, 0), 0, false);
   check(PaddedConv(96, 48, 8, 1, 1, 0, 6), 0, false);  // groups of 16 channels
   check(PaddedConv(64, 64, 12, 3, 1, 1), 0, false);    // 3x3
+}
+
+namespace {
+
+// Where the GEMM of `c`'s plan takes B: from the filter itself
+// (shader::B_FROM_FILTER), and whether the execution's pack packs B too.
+struct BSource {
+  bool fromFilter = false, packed = false;
+  uint64_t scratchBytes = 0;
+};
+BSource bSource(const PaddedConv& c, vkdml::ConvolutionPacking packing) {
+  const std::vector<Dispatch> dispatches = planPacked(c, packing);
+  REQUIRE(dispatches.size() >= 2);
+  auto params = [](const Dispatch& d) {
+    vkdml::shader::ConvParams p{};
+    REQUIRE(d.params.size() == sizeof p);
+    std::memcpy(&p, d.params.data(), sizeof p);
+    return p;
+  };
+  const auto pack =
+      std::find_if(dispatches.begin(), dispatches.end(), [](const Dispatch& d) { return !d.initializer; });
+  REQUIRE(pack != dispatches.end() - 1);
+  const vkdml::shader::ConvParams packParams = params(*pack);
+  return {(params(dispatches.back()).flags & vkdml::shader::B_FROM_FILTER) != 0,
+          packParams.totalChunks > packParams.aChunks, dispatches.back().scratchBytes};
+}
+
+// The filter of `c` with its own strides (the tensor size follows them).
+void setFilterStrides(PaddedConv& c, std::vector<UINT> strides) {
+  c.filter.strides = std::move(strides);
+  c.filter.buffer.Strides = c.filter.strides.data();
+  c.filter.buffer.TotalTensorSizeInBytes =
+      DMLCalcBufferTensorSize(c.filter.buffer.DataType, 4, c.filter.sizes.data(), c.filter.buffer.Strides);
+}
+
+}  // namespace
+
+// Where A is the im2col matrix, its k run (c, ky, kx) as a dense filter's
+// rows do: where those rows hold whole K steps from 16-byte aligned
+// addresses, the filter is not owned and the m tiles are at most 2, the
+// GEMM stages B from the filter and the pack packs A alone. Otherwise the
+// pack packs B (an owned filter: the initializer does).
+TEST_CASE("convolution plan: B from the filter itself where A is the im2col matrix") {
+  const auto both = vkdml::ConvolutionPacking::Both, channelsLast = vkdml::ConvolutionPacking::ChannelsLast;
+  auto check = [](const PaddedConv& c, vkdml::ConvolutionPacking packing, bool fromFilter, bool packed) {
+    const BSource b = bSource(c, packing);
+    CHECK(b.fromFilter == fromFilter);
+    CHECK(b.packed == packed);
+  };
+  const PaddedConv dense(64, 64, 12, 3, 1, 1);
+  check(dense, both, true, false);
+  check(PaddedConv(64, 128, 12, 1, 2, 0), both, true, false);     // 1x1, stride 2
+  check(PaddedConv(128, 64, 12, 3, 1, 1, 2), both, true, false);  // two groups of 64 channels
+  check(PaddedConv(20, 64, 12, 3, 1, 1), both, false, true);      // K = 180: not whole steps
+  check(dense, channelsLast, false, true);                        // k by tap
+  check(PaddedConv(64, 64, 17, 3, 1, 1), both, false, true);      // 289 rows: 3 m tiles
+  // Less scratch: A's blocks alone (12 x 12 rows: 2 m tiles, 18 K steps).
+  CHECK(bSource(dense, both).scratchBytes == 2 * 18 * 128 * 32);
+
+  PaddedConv owned(64, 64, 12, 3, 1, 1);
+  owned.filter.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+  check(owned, both, false, false);  // packed once, by the initializer
+  PaddedConv unaligned(64, 64, 12, 3, 1, 1);
+  unaligned.filter.buffer.GuaranteedBaseOffsetAlignment = 4;
+  check(unaligned, both, false, true);
+  PaddedConv rowsApart(64, 64, 12, 3, 1, 1), rowsOfWords(64, 64, 12, 3, 1, 1), tapsOuter(64, 64, 12, 3, 1, 1);
+  setFilterStrides(rowsApart, {576 + 16, 9, 3, 1});
+  check(rowsApart, both, true, false);
+  setFilterStrides(rowsOfWords, {576 + 4, 9, 3, 1});
+  check(rowsOfWords, both, false, true);
+  setFilterStrides(tapsOuter, {576, 1, 192, 64});  // channels innermost: k not in (c, ky, kx) order
+  check(tapsOuter, both, false, true);
 }

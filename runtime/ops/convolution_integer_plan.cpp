@@ -357,6 +357,14 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // initializer, into the persistent resource; A (where packed) is packed
     // with each execution into the temporary resource.
     const bool persistentB = filter.owned;
+    // Where A goes as the im2col matrix, whose k run (c, ky, kx) as a dense
+    // filter's rows do, and those rows hold whole K steps from 16-byte
+    // aligned addresses, the GEMM of few m tiles stages B from the filter
+    // itself: the pack packs A alone (see kFilterRowsMaxMTiles).
+    const bool bFromFilter = !persistentB && aPacking == shader::A_IM2COL && p.mTiles <= kFilterRowsMaxMTiles &&
+                             (p.flags & shader::FILTER_K_CONTIGUOUS) != 0 && (p.flags & shader::K_WHOLE_STEPS) != 0 &&
+                             p.filterStrides[0] % 16 == 0 && filter.offsetAlignment % 16 == 0;
+    if (bFromFilter) p.flags |= shader::B_FROM_FILTER;
     constexpr size_t kTensorSlots = 5;  // InputTensor, its zero point, FilterTensor, its zero point, OutputTensor
     p.packedAOffset = 0;
     p.packedBOffset = persistentB ? 0 : aBytes;
@@ -401,9 +409,10 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
           pixelTiles * (in[1] / run) >= 2 * uint64_t(device.multiprocessors))
         channelRun = run;
     p.aChunks = static_cast<uint32_t>(channelsLast || planeWords ? pixelTiles * (in[1] / channelRun) : aBytes / 16);
-    p.totalChunks = static_cast<uint32_t>(p.aChunks + (persistentB ? 0 : packedB / 16));  // <= kMaxPackedBytes / 16
+    const bool packsB = !persistentB && !bFromFilter;
+    p.totalChunks = static_cast<uint32_t>(p.aChunks + (packsB ? packedB / 16 : 0));  // <= kMaxPackedBytes / 16
     d.params = bytesOf(p);
-    d.scratchBytes = persistentB ? aBytes : scratchBytes;
+    d.scratchBytes = packsB ? scratchBytes : aBytes;
     // A pack that runs with each execution also zeroes the output for a
     // split K: one command and one barrier fewer (bench/results/split_k.md).
     const bool executionPack = packA || !persistentB;
@@ -414,6 +423,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       Dispatch pack;
       // The geometry as specialization constants, for the driver to fold.
       auto packConstants = withGeometry<shader::ConvolutionIntegerPackConstants>(pp);
+      packConstants.FLAGS &= ~shader::B_FROM_FILTER;  // the GEMM's alone
       packConstants.WORKGROUP_SIZE = packWorkgroup;
       packConstants.BM = bm;
       packConstants.BN = bn;

@@ -154,6 +154,16 @@ constexpr uint32_t kSplitWaveMinSteps = 8;
 uint32_t parallelChunkSteps(const GemmSplit& split, uint64_t tiles, uint32_t steps, const TensorInfo& output,
                             uint32_t rows, bool packsA, const DeviceInfo& device);
 
+// Where A is packed as the im2col matrix, a GEMM of at most this many m
+// tiles stages B from a dense filter's rows rather than from B's blocks, so
+// that the pack does not copy the filter for the one or two workgroups that
+// read each of its steps. Each row's step is then a 32-byte read of its
+// own, four times the cache lines per warp load of a block's: on the H200
+// batch 1's layers of 49 and 196 rows ran up to 0.8 µs faster, of 784 rows
+// 0.6 µs slower, batch 32's slower still, and the 8192^3 GEMM 1.23x
+// (bench/results/pack_pass.md).
+constexpr uint32_t kFilterRowsMaxMTiles = 2;
+
 // The path a compile takes and the operands packed first (convolution_integer_paths.cpp).
 ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& defaults, const DeviceInfo& device,
                            uint32_t M, uint32_t Ng, uint32_t Kg, bool contiguousRows, bool operandsPack);

@@ -14,12 +14,15 @@ void storeStep(uint b) {
 }
 void beginPacked() {}
 #else
-// The filter (B) comes packed (convolution_integer_pack.comp), and A as
-// A_PACKING says (interface/convolution_integer.h): gathered by loadAStep,
-// or read from scratch (A_IN_SCRATCH), already flipped and padded: each K
-// step of the im2col matrix is one contiguous block, each of the
-// channels-last input 32 consecutive bytes of a row's pixel. Invocation t
-// stages chunks t, t + WG, ... of A (row chunk/2, half t%2) and of B.
+// The filter (B) comes packed (convolution_integer_pack.comp), or where its
+// rows hold the K steps as they lie, from the filter itself
+// (B_FROM_FILTER); A as A_PACKING says (interface/convolution_integer.h):
+// gathered by loadAStep, or read from scratch (A_IN_SCRATCH), already
+// flipped and padded: each K step of the im2col matrix is one contiguous
+// block, each of the channels-last input 32 consecutive bytes of a row's
+// pixel. Invocation t stages chunks t, t + WG, ... of A (row chunk/2, half
+// t%2) and of B.
+const bool B_FILTER_ROWS = (FLAGS & B_FROM_FILTER) != 0;
 uint64_t aBlocks[A_CHUNKS], bBlocks;  // this invocation's chunks of the tile's first step (channels-last A: of tap 0)
 uvec4 aChunk[A_CHUNKS];
 // Channels-last A: whether each chunk's row lies below M, the padded
@@ -60,7 +63,8 @@ void beginPacked() {
     [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r)
       aBlocks[r] = packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * allSteps + firstStep) * (BM * 32) +
                    16 * (t + r * WG);
-  bBlocks = tensorAddress(p.packedBSlot) + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * allSteps + firstStep) * (BN * 32) + 16 * t;
+  if (!B_FILTER_ROWS)
+    bBlocks = tensorAddress(p.packedBSlot) + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * allSteps + firstStep) * (BN * 32) + 16 * t;
 }
 // Step kt's A chunks into aChunk.
 void loadPackedA(uint kt) {
@@ -81,7 +85,13 @@ void loadPackedA(uint kt) {
     }
   }
 }
+// B_FROM_FILTER: the chunk from the filter's row (beginStaging's offsets,
+// as loadBChunk's aligned loads), flipped here as the pack would have.
 uvec4 loadPackedB(uint kt, uint r) {
+  if (B_FILTER_ROWS) {
+    const uint64_t address = filterAddress + uint64_t(bRowOffset[r] + INDEX_T(kBegin + kt * BK + 16 * (t % 2)));
+    return bRowCount[r] != 0 ? Word4Ref(address).value ^ uvec4(FILTER_FLIP) : uvec4(0);
+  }
   return stagesB ? Word4Ref(bBlocks + uint64_t(kt) * (BN * 32) + 16 * WG * r).value : uvec4(0);
 }
 void loadStep(uint kt) {

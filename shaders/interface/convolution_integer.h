@@ -87,6 +87,12 @@ const uint K_SPLIT = 16384u;
 // (N, C, H strides and W multiples of 4), so that an aligned word of a row
 // lies wholly inside it or in its padding.
 const uint INPUT_WORD_ROWS = 32768u;
+// The cooperative-matrix GEMM alone, where A comes as the im2col matrix
+// (A_IM2COL) and the filter is no owned one: its K steps are the filter's
+// rows as they lie (FILTER_K_CONTIGUOUS, K_WHOLE_STEPS, rows and binding
+// 16-byte aligned), so the GEMM stages B from the filter itself, flipping
+// it as it loads, and the pack packs A alone.
+const uint B_FROM_FILTER = 65536u;
 // The flags of gathering A and B from the tensors, which the
 // cooperative-matrix GEMM does not read where A comes in scratch (A_IM2COL,
 // A_CHANNELS_LAST; the pack read them): the plan leaves them out of that
