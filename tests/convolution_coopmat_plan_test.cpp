@@ -337,3 +337,27 @@ TEST_CASE("convolution plan: B from the filter itself where A is the im2col matr
   setFilterStrides(tapsOuter, {576, 1, 192, 64});  // channels innermost: k not in (c, ky, kx) order
   check(tapsOuter, both, false, true);
 }
+
+// An owned filter, which the initializer packs once, is packed where Auto
+// would otherwise pack nothing (from a K of 128), except for GEMMs of at
+// most 128 columns over 512 m tiles or more, which keep the gathered plan's
+// 16-warp (or 4-warp) tiles.
+TEST_CASE("convolution plan: an owned filter over many narrow tiles stays unpacked") {
+  auto gemmKernel = [](UINT n, UINT c, UINT oc, UINT hw, bool owned) {
+    SameConv conv(n, c, oc, hw, hw, 1);
+    if (owned) conv.filter.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+    const vkdml::Operator op = test::device().createOperator(conv.desc());
+    vkdml::CompileOptions options;
+    options.convolutionPath = vkdml::ConvolutionPath::CooperativeMatrix;
+    const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(fullDevice(), options, {});
+    REQUIRE_FALSE(dispatches.empty());
+    return std::string(kernelName(dispatches.back().kernel));
+  };
+  // 784 m tiles of 128 rows (32 images of 56 x 56).
+  CHECK(gemmKernel(32, 256, 128, 56, true) == "convolution_integer_coopmat_nv_w16_n128_i32");
+  CHECK(gemmKernel(32, 256, 128, 56, false) == "convolution_integer_coopmat_nv_w16_n128_i32");
+  CHECK(gemmKernel(32, 256, 64, 56, true) == "convolution_integer_coopmat_nv_w4_n64_i32");
+  // 256 columns, or 25 m tiles: packed by the initializer.
+  CHECK(gemmKernel(32, 256, 256, 56, true) == "convolution_integer_coopmat_nv_n256_i32_packed_p3");
+  CHECK(gemmKernel(1, 256, 128, 56, true).find("_packed") != std::string::npos);
+}

@@ -159,7 +159,12 @@ constexpr uint32_t kGatherMinSteps = 16, kGatherMaxSteps = 72;
 // Last, an owned filter (DML_TENSOR_FLAG_OWNED_BY_DML), which the
 // initializer packs once, costs an execution no pack: where the rules above
 // pack nothing, the filter is packed from a K of kOwnedFilterMinK on (with
-// 2 K steps the GEMM's own gathers stayed ahead) (bench/results/owned_weights.md).
+// 2 K steps the GEMM's own gathers stayed ahead) (bench/results/owned_weights.md),
+// except over kSixteenWarpsMinTiles m tiles or more of at most 128 output
+// channels: gathered, those run more warps per multiprocessor (16-warp
+// tiles of 256 x 128, 4-warp ones of 128 x 64) than the packed filter's
+// register ring allows, and were faster on the H200 (batch 32's 1x1
+// 256->128 56x56 layer 47.4 µs against 62.7; bench/results/owned_weights.md).
 constexpr uint32_t kOwnedFilterMinK = 128;
 
 ConvolutionPacking measuredPacking(bool contiguousRows, uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne,
@@ -182,7 +187,10 @@ ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaul
   if (options.convolutionPacking != ConvolutionPacking::Auto) return options.convolutionPacking;
   if (defaults.convolutionPacking != ConvolutionPacking::Auto) return defaults.convolutionPacking;
   const ConvolutionPacking packs = measuredPacking(contiguousRows, M, Ng, Kg, oneByOne, channelsLastSteps);
-  if (packs == ConvolutionPacking::None && filterOwned && Kg >= kOwnedFilterMinK) return ConvolutionPacking::Filter;
+  const bool manyNarrowTiles =
+      Ng <= 128 && (uint64_t(M) + shader::COOPMAT_BM - 1) / shader::COOPMAT_BM >= kSixteenWarpsMinTiles;
+  if (packs == ConvolutionPacking::None && filterOwned && Kg >= kOwnedFilterMinK && !manyNarrowTiles)
+    return ConvolutionPacking::Filter;
   return packs;
 }
 
