@@ -26,14 +26,26 @@ struct Gemm {
   std::string kernel;
   uint32_t workgroups = 0;
 };
-Gemm planGemm(const Conv2d& c, const vkdml::DeviceInfo& device, vkdml::ConvolutionPacking packing) {
+// The dispatches of `c`'s plan on `device` through `path` and `packing`.
+std::vector<Dispatch> planOn(const SameConv& c, const vkdml::DeviceInfo& device,
+                             vkdml::ConvolutionPacking packing = vkdml::ConvolutionPacking::Auto,
+                             vkdml::ConvolutionPath path = vkdml::ConvolutionPath::CooperativeMatrix) {
   const vkdml::Operator op = test::device().createOperator(c.desc());
   vkdml::CompileOptions options;
-  options.convolutionPath = vkdml::ConvolutionPath::CooperativeMatrix;
+  options.convolutionPath = path;
   options.convolutionPacking = packing;
-  const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(device, options, {});
+  std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(device, options, {});
   REQUIRE_FALSE(dispatches.empty());
+  return dispatches;
+}
+Gemm planGemm(const SameConv& c, const vkdml::DeviceInfo& device, vkdml::ConvolutionPacking packing) {
+  const std::vector<Dispatch> dispatches = planOn(c, device, packing);
   return {kernelName(dispatches.back().kernel), dispatches.back().groups[0]};
+}
+// The same on `device` with `multiprocessors`.
+vkdml::DeviceInfo withMultiprocessors(vkdml::DeviceInfo device, uint32_t multiprocessors) {
+  device.multiprocessors = multiprocessors;
+  return device;
 }
 
 }  // namespace
@@ -101,13 +113,7 @@ TEST_CASE("convolution plan: the wide K split by waves of multiprocessors") {
   // rows, 26 tiles of 128 x 256, 144 and 64 K steps.
   const SameConv deep(32, 512, 512, 7, 7, 3), shorter(32, 2048, 512, 7, 7, 1);
   auto grid = [](const SameConv& c, uint32_t multiprocessors) {
-    vkdml::DeviceInfo gpu = fullDevice();
-    gpu.multiprocessors = multiprocessors;
-    const vkdml::Operator op = test::device().createOperator(c.desc());
-    vkdml::CompileOptions options;
-    options.convolutionPath = vkdml::ConvolutionPath::CooperativeMatrix;
-    const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(gpu, options, {});
-    REQUIRE_FALSE(dispatches.empty());
+    const std::vector<Dispatch> dispatches = planOn(c, withMultiprocessors(fullDevice(), multiprocessors));
     INFO(multiprocessors << " multiprocessors, " << kernelName(dispatches.back().kernel));
     return std::vector<uint32_t>{dispatches.back().groups[0], dispatches.back().groups[1]};
   };
@@ -118,6 +124,30 @@ TEST_CASE("convolution plan: the wide K split by waves of multiprocessors") {
   // At least 16 steps a chunk for 256 workgroups, 8 by waves: 13 steps each, one wave.
   CHECK(grid(shorter, 0) == Groups{26, 4});
   CHECK(grid(shorter, 132) == Groups{26, 5});
+}
+
+// Where the device counts its multiprocessors: 128 columns where tiles of
+// 256 span two column tiles or more and those of 128 take fewer than twice
+// their waves (one workgroup per multiprocessor).
+TEST_CASE("convolution plan: 128 columns where 256 would leave the last wave idle") {
+  auto gemm = [](const SameConv& c, uint32_t multiprocessors) {
+    return planGemm(c, withMultiprocessors(fullDevice(), multiprocessors), vkdml::ConvolutionPacking::None);
+  };
+  // ResNet-50's layer3 1x1 256->1024 14x14 at batch 32: 6272 rows, 196
+  // tiles of 256 columns (2 waves of 132), 392 of 128 (3 waves).
+  const SameConv wide(32, 256, 1024, 14, 14, 1);
+  Gemm g = gemm(wide, 132);
+  CHECK(g.kernel == "convolution_integer_coopmat_nv_n128_i32");
+  CHECK(g.workgroups == 392);
+  g = gemm(wide, 0);
+  CHECK(g.kernel == "convolution_integer_coopmat_nv_n256_i32");
+  CHECK(g.workgroups == 196);
+  // On 98 multiprocessors 196 tiles fill 2 waves, and 392 take 4.
+  CHECK(gemm(wide, 98).kernel == "convolution_integer_coopmat_nv_n256_i32");
+  // 98 tiles (1 wave) against 196 (2): 256 columns.
+  CHECK(gemm(SameConv(32, 1024, 512, 14, 14, 1), 132).kernel == "convolution_integer_coopmat_nv_n256_i32");
+  // One column tile of 256 (layer3 1x1 512->256 28x28): 256 columns.
+  CHECK(gemm(SameConv(32, 512, 256, 28, 28, 1), 132).kernel == "convolution_integer_coopmat_nv_n256_i32");
 }
 
 namespace {
@@ -360,4 +390,60 @@ TEST_CASE("convolution plan: an owned filter over many narrow tiles stays unpack
   // 256 columns, or 25 m tiles: packed by the initializer.
   CHECK(gemmKernel(32, 256, 256, 56, true) == "convolution_integer_coopmat_nv_n256_i32_packed_p3");
   CHECK(gemmKernel(1, 256, 128, 56, true).find("_packed") != std::string::npos);
+}
+
+// Two K steps a shared row (shader::K_PAIRED_ROWS) where A comes in scratch,
+// K is not split across the grid and the device's shared memory holds them:
+// on 8-warp tiles of 128 columns, and through the emulated path on any
+// tile (32 KiB of shared memory: on 64 columns).
+TEST_CASE("convolution plan: two K steps a shared row") {
+  struct Gemm2 {
+    std::string kernel;
+    bool pairedRows = false;
+    Dispatch pack;  // the first dispatch
+  };
+  auto plan = [](const SameConv& c, const vkdml::DeviceInfo& device, vkdml::ConvolutionPath path,
+                 vkdml::ConvolutionPacking packing) {
+    const std::vector<Dispatch> dispatches = planOn(c, device, packing, path);
+    vkdml::shader::ConvParams p{};
+    REQUIRE(dispatches.back().params.size() == sizeof p);
+    std::memcpy(&p, dispatches.back().params.data(), sizeof p);
+    return Gemm2{kernelName(dispatches.back().kernel), (p.flags & vkdml::shader::K_PAIRED_ROWS) != 0, dispatches[0]};
+  };
+  const auto nv = vkdml::ConvolutionPath::CooperativeMatrix,
+             emulated = vkdml::ConvolutionPath::CooperativeMatrixEmulated;
+  const auto nhwc = vkdml::ConvolutionPacking::ChannelsLast, both = vkdml::ConvolutionPacking::Both,
+             none = vkdml::ConvolutionPacking::None;
+  const vkdml::DeviceInfo gpu = fullDevice();
+  vkdml::DeviceInfo small = gpu;
+  small.maxComputeSharedMemorySize = 32768;
+  // ResNet-50's layer3 3x3 256->256 14x14 at batch 32: 49 x 2 tiles of 128 x 128, 72 K steps.
+  const SameConv layer3(32, 256, 256, 14, 14, 3);
+  Gemm2 g = plan(layer3, gpu, nv, nhwc);
+  CHECK(g.kernel == "convolution_integer_coopmat_nv_n128_i32_packed");
+  CHECK(g.pairedRows);
+  CHECK(plan(layer3, gpu, nv, both).pairedRows);
+  CHECK_FALSE(plan(layer3, gpu, nv, none).pairedRows);   // A gathered
+  const Gemm2 unpaired = plan(layer3, small, nv, nhwc);  // 42496 bytes do not fit 32 KiB
+  CHECK(unpaired.kernel == "convolution_integer_coopmat_nv_n128_i32_packed");
+  CHECK_FALSE(unpaired.pairedRows);
+  // The pack's pipeline is the same either way (the flag is the GEMM's alone).
+  CHECK(kernelName(g.pack.kernel) == kernelName(unpaired.pack.kernel));
+  CHECK(g.pack.specialization == unpaired.pack.specialization);
+  // 256 columns.
+  g = plan(SameConv(32, 256, 512, 28, 28, 3), gpu, nv, nhwc);
+  CHECK(g.kernel == "convolution_integer_coopmat_nv_n256_i32_packed");
+  CHECK_FALSE(g.pairedRows);
+  // 64 columns: not through coopmat; through the emulated path, where they fit.
+  const SameConv narrow(32, 64, 64, 14, 14, 3);
+  g = plan(narrow, gpu, nv, both);
+  CHECK(g.kernel.find("_n64_i32_packed") != std::string::npos);
+  CHECK_FALSE(g.pairedRows);
+  g = plan(narrow, small, emulated, both);
+  CHECK(g.kernel.find("_n64_i32_packed") != std::string::npos);
+  CHECK(g.pairedRows);
+  CHECK(vkdml::shader::coopmatSharedBytes(8, 64, true) <= 32768);
+  CHECK(vkdml::shader::coopmatSharedBytes(8, 128, true) == 42496);
+  // K split across the grid (the 3x3 512->512 7x7 layer: 26 tiles, 144 K steps).
+  CHECK_FALSE(plan(SameConv(32, 512, 512, 7, 7, 3), gpu, nv, both).pairedRows);
 }

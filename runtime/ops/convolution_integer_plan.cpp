@@ -254,7 +254,18 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     const bool eightSplit = parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, packing, prefetch, fragment),
                                                          p.tiles, kTiles, device),
                                                p.tiles, kTiles, output, p.M, packA, device) != 0;
-    bool narrowerTiles = (p.tiles <= kFewTilesMax && bn == 256 && !eightSplit) || narrow;
+    // Where the device counts its multiprocessors (one 8-warp workgroup
+    // each), also 128 columns where tiles of 256 span two column tiles or
+    // more and those of 128 take fewer than twice their waves: the last wave
+    // of 256-column tiles then leaves many multiprocessors idle, and a
+    // 128-column tile takes well under twice the time of a 256-column one
+    // (bench/results/four_warp_tiles.md, 2026-11-29).
+    const uint64_t sms = device.multiprocessors;
+    auto waves = [&](uint64_t tiles) { return (tiles + sms - 1) / sms; };
+    const uint64_t tiles128 = uint64_t(p.mTiles) * ((p.groupOutputChannels + 127) / 128) * groups;
+    const bool idleLastWave =
+        sms != 0 && bn == 256 && !eightSplit && p.nTiles >= 2 && waves(tiles128) < 2 * waves(p.tiles);
+    bool narrowerTiles = (p.tiles <= kFewTilesMax && bn == 256 && !eightSplit) || narrow || idleLastWave;
     uint32_t narrowerColumns = narrow ? 64 : 128;
     // Few rows (batch 1): tiles of 64 columns on 4 warps wherever they make
     // at least as many workgroups as the plan above, K split or not, unless A
@@ -337,6 +348,16 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // zeroed (by a fill, or by the pack before it: zeroedByPack), else as
     // splitGemm says.
     const uint32_t chunkSteps = parallelChunkSteps(split, p.tiles, kTiles, output, p.M, packA, device);
+    // Two K steps side by side in each shared row (shader::K_PAIRED_ROWS):
+    // where A comes in scratch, K is not split across the grid and the
+    // device's shared memory holds them, on the one-step-ahead variants'
+    // 8-warp tiles of 128 columns (3% faster on the H200; 64-column tiles
+    // ran slower, 256-column ones need more than 48 KiB:
+    // bench/results/paired_steps.md), and on the emulated path wherever
+    // they fit (a device of 32 KiB then tests them on 64 columns).
+    if (packA && !prefetch && chunkSteps == 0 && (emulated || (warps == 8 && bn == 128)) &&
+        device.maxComputeSharedMemorySize >= coopmatSharedBytes(warps, bn, true))
+      p.flags |= shader::K_PAIRED_ROWS;
     auto gemm = [&](Dispatch g, bool zeroedByPack) {
       if (chunkSteps == 0)
         return chunkDispatches(g, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, constantFlags);
@@ -423,7 +444,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       Dispatch pack;
       // The geometry as specialization constants, for the driver to fold.
       auto packConstants = withGeometry<shader::ConvolutionIntegerPackConstants>(pp);
-      packConstants.FLAGS &= ~shader::B_FROM_FILTER;  // the GEMM's alone
+      packConstants.FLAGS &= ~(shader::B_FROM_FILTER | shader::K_PAIRED_ROWS);  // the GEMM's alone
       packConstants.WORKGROUP_SIZE = packWorkgroup;
       packConstants.BM = bm;
       packConstants.BN = bn;

@@ -39,7 +39,8 @@ void multiply(uint base) {
 // and K is not split across the grid, in pairs of steps instead
 // (PAIRED_STEPS): the next two steps' loads are issued before this pair's
 // multiplies, so each load has two steps of multiplies to land in, and
-// both are stored between two barriers (bench/results/paired_steps.md).
+// both are stored between two barriers (bench/results/paired_steps.md), or
+// with K_PAIRED_ROWS into one buffer before a single barrier.
 // Gathered operands (not packed) on tiles of at most 128 columns and 8
 // warps: each step is loaded two steps ahead of its multiplies, so that its
 // loads have two steps of multiplies to land in. The 256-column tiles,
@@ -52,6 +53,38 @@ const bool PAIRED_STEPS = A_IN_SCRATCH && PREFETCH == 1 && !SPLIT_K;
 void multiplyTile() {
   [[unroll]] for (uint f = 0; f < FM * FN * SUBS; ++f) acc[f] = ACC_ZERO;
 #if PACKED
+  if (PAIRED_STEPS && PAIRED_ROWS) {
+    // Both steps of a pair in one buffer (the second from uvec4 SECOND of
+    // each row), the two buffers taking pairs in turn: one barrier per
+    // pair, the next pair stored while other warps still multiply. (One
+    // loop for both layouts, with a buffer index in place of the constants
+    // below, made the 256-column GEMMs 4-7% slower:
+    // bench/results/paired_steps.md.)
+    const uint SECOND = BK / 16;
+    loadStep(0u);
+    if (kTiles > 1) {
+      holdStep();
+      loadStep(1u);
+      storeStepIn(0u, SECOND);
+      takeHeldStep();
+    }
+    storeStepIn(0u, 0u);
+    barrier();
+    uint b = 0;
+    for (uint kt = 0; kt < kTiles; kt += 2) {
+      const bool more = loadNextPair(kt);
+      multiply(b * STAGE4);
+      if (kt + 1 < kTiles) multiply(b * STAGE4 + SECOND);
+      b ^= 1u;
+      if (more) {
+        if (kt + 3 < kTiles) storeStepIn(b, SECOND);
+        takeHeldStep();
+        storeStepIn(b, 0u);
+      }
+      barrier();
+    }
+    return;
+  }
   if (PAIRED_STEPS) {
     loadStep(0u);
     if (kTiles > 1) {  // both loads in flight before either store
@@ -63,17 +96,12 @@ void multiplyTile() {
     storeStep(0u);
     barrier();
     for (uint kt = 0; kt < kTiles; kt += 2) {
-      const bool more = kt + 2 < kTiles, twoMore = kt + 3 < kTiles;
-      if (more) {
-        loadStep(kt + 2);
-        holdStep();
-        if (twoMore) loadStep(kt + 3);
-      }
+      const bool more = loadNextPair(kt);
       multiply(0);
       if (kt + 1 < kTiles) multiply(STAGE4);
       barrier();
       if (more) {
-        if (twoMore) storeStep(1u);
+        if (kt + 3 < kTiles) storeStep(1u);
         takeHeldStep();
         storeStep(0u);
         barrier();

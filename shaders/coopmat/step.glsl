@@ -102,8 +102,10 @@ void loadStep(uint kt) {
   staged.bRaw[0] = loadPackedB(kt, 0);
   if (B_CHUNKS == 2) staged.bRaw[1] = loadPackedB(kt, 1);
 }
-void storeStep(uint b) {
-  const uint base = b * STAGE4;
+// storeStepIn: at uvec4 `at` of each row of buffer b (K_PAIRED_ROWS: a
+// pair's second step at BK / 16).
+void storeStepIn(uint b, uint at) {
+  const uint base = b * STAGE4 + at;
   if (A_IN_SCRATCH)
     [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) {
       tiles[base + ((t + r * WG) / 2) * ROW4 + t % 2] = aChunk[r];
@@ -116,6 +118,7 @@ void storeStep(uint b) {
     if (NEED_COL_SUMS) colPartial[r] += signedByteSum(staged.bRaw[r]);
   }
 }
+void storeStep(uint b) { storeStepIn(b, 0u); }
 
 // PAIRED_STEPS (multiply.glsl): the first of two steps in flight, while
 // the second loads into aChunk and staged.bRaw.
@@ -127,6 +130,17 @@ void holdStep() {
 void takeHeldStep() {
   aChunk = heldA;
   staged.bRaw = heldB;
+}
+// The loads of the pair after the one from step kt, where there is one:
+// its first step held, its second (where there is one) in flight.
+bool loadNextPair(uint kt) {
+  const bool more = kt + 2 < kTiles;
+  if (more) {
+    loadStep(kt + 2);
+    holdStep();
+    if (kt + 3 < kTiles) loadStep(kt + 3);
+  }
+  return more;
 }
 
 #if PREFETCH > 1

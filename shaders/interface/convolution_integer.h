@@ -93,6 +93,11 @@ const uint INPUT_WORD_ROWS = 32768u;
 // 16-byte aligned), so the GEMM stages B from the filter itself, flipping
 // it as it loads, and the pack packs A alone.
 const uint B_FROM_FILTER = 65536u;
+// The cooperative-matrix GEMM alone, where A comes in scratch and K is not
+// split across the grid (K_SPLIT): two K steps side by side in each shared
+// row (VKDML_COOPMAT_ROW4), one barrier per pair of steps, the next pair
+// stored while other warps multiply (shaders/coopmat/multiply.glsl).
+const uint K_PAIRED_ROWS = 131072u;
 // The flags of gathering A and B from the tensors, which the
 // cooperative-matrix GEMM does not read where A comes in scratch (A_IM2COL,
 // A_CHANNELS_LAST; the pack read them): the plan leaves them out of that
@@ -226,8 +231,12 @@ const uint COOPMAT_BK = 32u;  // tile depth: one fragment K
 // Tiles run in bands of this many m tiles, n slowest within a band.
 const uint COOPMAT_TILE_BAND = 8u;
 // uvec4 per shared row: 32 bytes + 16 of padding, 12 words (4 mod 8), so the
-// 16-byte row reads of a fragment load fall in distinct banks.
+// 16-byte row reads of a fragment load fall in distinct banks; with
+// K_PAIRED_ROWS two steps, 64 bytes + 16, 20 words (4 mod 8) likewise.
 const uint COOPMAT_ROW4 = COOPMAT_BK / 16u + 1u;
+#define VKDML_COOPMAT_ROW4(pairedRows) (COOPMAT_ROW4 + ((pairedRows) ? COOPMAT_BK / 16u : 0u))
+// max() as an expression of specialization constants may take (GLSL).
+#define VKDML_MAX(a, b) ((a) > (b) ? (a) : (b))
 // The epilogue's per-warp scratch: 32 m x 16 n int32 (2 fragments),
 // column-major, columns 40 words apart: the 16-byte stores' reads (8 lanes
 // per column, 4 columns) then fall in distinct banks.
@@ -235,11 +244,11 @@ const uint COOPMAT_SCRATCH_COLUMN4 = 10u;
 // Shared memory for `warps` warps of tiles BN wide: the uvec4 array `tiles`
 // (two stages of A and B rows, or the epilogue's scratch, sized for at
 // least 8 warps), then rowSums[BM], colSums[BN] and colZeroPoints[BN].
-#define VKDML_COOPMAT_TILES4(warps, BN)                                               \
-  max(2u * (VKDML_COOPMAT_BM(warps) + (BN)) * COOPMAT_ROW4,                           \
-      max(warps, 8u) * 16u * COOPMAT_SCRATCH_COLUMN4)
-#define VKDML_COOPMAT_SHARED_BYTES(warps, BN) \
-  (16u * VKDML_COOPMAT_TILES4(warps, BN) + 4u * (VKDML_COOPMAT_BM(warps) + 2u * (BN)))
+#define VKDML_COOPMAT_TILES4(warps, BN, pairedRows)                                               \
+  VKDML_MAX(2u * (VKDML_COOPMAT_BM(warps) + (BN)) * VKDML_COOPMAT_ROW4(pairedRows),              \
+            VKDML_MAX(warps, 8u) * 16u * COOPMAT_SCRATCH_COLUMN4)
+#define VKDML_COOPMAT_SHARED_BYTES(warps, BN, pairedRows) \
+  (16u * VKDML_COOPMAT_TILES4(warps, BN, pairedRows) + 4u * (VKDML_COOPMAT_BM(warps) + 2u * (BN)))
 
 #ifdef __cplusplus
 // Each kernel declares its own constants (GLSL); the host has them all.
@@ -253,7 +262,9 @@ static_assert(offsetof(ConvParams, packedAOffset) % 8 == 0 && offsetof(ConvParam
                   offsetof(ConvParams, outputZeroWords) == 224 && offsetof(ConvParams, packedBSlot) == 228,
               "std430 offsets of ConvParams");
 static_assert(sizeof(PushConstants) == 16, "push constants: two device addresses");
-constexpr uint coopmatSharedBytes(uint warps, uint bn) { return VKDML_COOPMAT_SHARED_BYTES(warps, bn); }
+constexpr uint coopmatSharedBytes(uint warps, uint bn, bool pairedRows = false) {
+  return VKDML_COOPMAT_SHARED_BYTES(warps, bn, pairedRows);
+}
 constexpr uint coopmatWarpsM(uint warps) { return VKDML_COOPMAT_WARPS_M(warps); }
 constexpr uint coopmatBM(uint warps) { return VKDML_COOPMAT_BM(warps); }
 constexpr bool packBSpans(uint aPacking, uint taps, uint flags) { return VKDML_PACK_B_SPANS(aPacking, taps, flags); }
