@@ -351,7 +351,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // Two K steps side by side in each shared row (shader::K_PAIRED_ROWS):
     // where A comes in scratch, K is not split across the grid and the
     // device's shared memory holds them, on the one-step-ahead variants'
-    // 8-warp tiles of 128 columns (3% faster on the H200; 64-column tiles
+    // 8-warp tiles of 128 columns (1-4% faster on the H200; 64-column tiles
     // ran slower, 256-column ones need more than 48 KiB:
     // bench/results/paired_steps.md), and on the emulated path wherever
     // they fit (a device of 32 KiB then tests them on 64 columns).

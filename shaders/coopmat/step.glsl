@@ -103,7 +103,7 @@ void loadStep(uint kt) {
   if (B_CHUNKS == 2) staged.bRaw[1] = loadPackedB(kt, 1);
 }
 // storeStepIn: at uvec4 `at` of each row of buffer b (K_PAIRED_ROWS: a
-// pair's second step at BK / 16).
+// pair's second step at BK / 16; gathered A, never paired, at 0).
 void storeStepIn(uint b, uint at) {
   const uint base = b * STAGE4 + at;
   if (A_IN_SCRATCH)
