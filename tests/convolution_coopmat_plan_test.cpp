@@ -447,3 +447,22 @@ TEST_CASE("convolution plan: two K steps a shared row") {
   // K split across the grid (the 3x3 512->512 7x7 layer: 26 tiles, 144 K steps).
   CHECK_FALSE(plan(SameConv(32, 512, 512, 7, 7, 3), gpu, nv, both).pairedRows);
 }
+
+// Auto's packing for a 3x3 kernel over a deep K: the input channels-last
+// over more than one tile of rows (128), both (the im2col matrix) over
+// fewer; A gathered where few rows take 16 to 72 K steps into at most 128
+// channels.
+TEST_CASE("convolution plan: Auto packs the input channels-last over more than one tile of rows") {
+  const vkdml::DeviceInfo gpu = fullDevice();
+  auto aPacking = [&](const SameConv& c) {
+    for (const auto& [id, value] : planOn(c, gpu).back().specialization)
+      if (id == 10) return value;  // A_PACKING (VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS)
+    return vkdml::shader::A_GATHERED;
+  };
+  CHECK(aPacking(SameConv(1, 256, 256, 14, 14, 3)) == vkdml::shader::A_CHANNELS_LAST);  // 196 rows
+  CHECK(aPacking(SameConv(1, 256, 256, 12, 12, 3)) == vkdml::shader::A_CHANNELS_LAST);  // 144
+  CHECK(aPacking(SameConv(1, 256, 256, 8, 16, 3)) == vkdml::shader::A_IM2COL);          // 128
+  CHECK(aPacking(SameConv(1, 512, 512, 7, 7, 3)) == vkdml::shader::A_IM2COL);           // 49
+  CHECK(aPacking(SameConv(32, 256, 256, 14, 14, 3)) == vkdml::shader::A_CHANNELS_LAST);
+  CHECK(aPacking(SameConv(1, 128, 128, 28, 28, 3)) == vkdml::shader::A_GATHERED);  // 784 rows, 36 steps
+}

@@ -130,10 +130,11 @@ namespace {
 // first (convolution_integer_pack.comp): the option, else the Device's
 // default ($VKDML_CONVOLUTION_PACKING), else as measured (bench/results/packing.md):
 // the input channels-last for a kernel wider than 1x1 over a K of 256 or
-// more where the GEMM has more than kChannelsLastMinRows rows (3x3 layers
-// at batch 32, strided or not, 7x7 ones included, and the widest at batch
-// 1; at 784 rows and fewer, where few tiles share a deep K, both ran
-// faster) and the groups' channels allow it; both
+// more where the GEMM has more than kChannelsLastMinRows rows, one tile's
+// (3x3 layers at batch 32, strided or not, 7x7 ones included, and batch
+// 1's from 196 rows on, 0.2-0.7 µs faster than both on the H200 since the
+// pack reads whole words; over 49 rows both stayed 0.2-0.3 µs ahead:
+// bench/results/packing.md, 2026-11-29) and the groups' channels allow it; both
 // where A's rows are byte gathers (a 7x7 stride-2 stem) or the filter is
 // large (a GEMM with N*K of 2^24 or more); otherwise none for a 1x1 kernel
 // or a short K (A's rows are then whole words of consecutive channels), and
@@ -151,7 +152,7 @@ namespace {
 // for a kernel wider than 1x1 into more than 128 output channels: packed,
 // its A takes the few-row tiles of 64 columns (which gathered 3x3 rows do
 // not), measured 0.83x the time on an H100 (bench/results/batch1_narrow_tiles.md).
-constexpr uint32_t kChannelsLastMinRows = 1024;
+constexpr uint32_t kChannelsLastMinRows = shader::COOPMAT_BM;
 constexpr uint32_t kPackBothMaxRows = 32768;
 constexpr uint32_t kGatherMaxRows = 1024;
 constexpr uint32_t kGatherMaxWideColumns = 128;
