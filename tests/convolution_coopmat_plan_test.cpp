@@ -455,7 +455,8 @@ TEST_CASE("convolution plan: two K steps a shared row") {
 TEST_CASE("convolution plan: Auto packs the input channels-last over more than one tile of rows") {
   const vkdml::DeviceInfo gpu = fullDevice();
   auto aPacking = [&](const SameConv& c) {
-    for (const auto& [id, value] : planOn(c, gpu).back().specialization)
+    const std::vector<Dispatch> dispatches = planOn(c, gpu);
+    for (const auto& [id, value] : dispatches.back().specialization)
       if (id == 10) return value;  // A_PACKING (VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS)
     return vkdml::shader::A_GATHERED;
   };
