@@ -135,28 +135,30 @@ std::unique_ptr<Case> scatterRows(UINT rows, UINT updated, UINT width) {
   return c;
 }
 
-// A UINT8 x INT8 convolution with per-tensor zero points, square kernel.
-std::unique_ptr<Case> convolution(std::string name, UINT n, UINT c, UINT oc, UINT hw, UINT k, UINT stride, UINT pad) {
+// A UINT8 x INT8 convolution with per-tensor zero points, or (int8) INT8 x
+// INT8 without them, square kernel.
+std::unique_ptr<Case> convolution(std::string name, UINT n, UINT c, UINT oc, UINT hw, UINT k, UINT stride, UINT pad,
+                                  bool int8) {
   auto cs = std::make_unique<Case>();
   cs->op = "conv";
   cs->name = std::move(name);
   UINT out = (hw + 2 * pad - k) / stride + 1;
   cs->shape = concat(n, "x", c, "x", hw, "x", hw, " * ", oc, "x", c, "x", k, "x", k);
-  cs->dtype = "UINT8xINT8";
-  TensorSpec& input = cs->tensor(DML_TENSOR_DATA_TYPE_UINT8, {n, c, hw, hw});
-  TensorSpec& inputZero = cs->tensor(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 1, 1});
+  cs->dtype = int8 ? "INT8xINT8" : "UINT8xINT8";
+  TensorSpec& input = cs->tensor(int8 ? DML_TENSOR_DATA_TYPE_INT8 : DML_TENSOR_DATA_TYPE_UINT8, {n, c, hw, hw});
+  TensorSpec* inputZero = int8 ? nullptr : &cs->tensor(DML_TENSOR_DATA_TYPE_UINT8, {1, 1, 1, 1});
   TensorSpec& filter = cs->tensor(DML_TENSOR_DATA_TYPE_INT8, {oc, c, k, k});
-  TensorSpec& filterZero = cs->tensor(DML_TENSOR_DATA_TYPE_INT8, {1, 1, 1, 1});
+  TensorSpec* filterZero = int8 ? nullptr : &cs->tensor(DML_TENSOR_DATA_TYPE_INT8, {1, 1, 1, 1});
   TensorSpec& output = cs->tensor(DML_TENSOR_DATA_TYPE_INT32, {n, oc, out, out});
-  cs->inputs = {&input, &inputZero, &filter, &filterZero};
+  cs->inputs = {&input, inputZero, &filter, filterZero};
   cs->outputs = {&output};
   cs->weights = &filter;
   auto& strides = cs->own(std::vector<UINT>{stride, stride});
   auto& dilations = cs->own(std::vector<UINT>{1, 1});
   auto& padding = cs->own(std::vector<UINT>{pad, pad});
-  auto& d = cs->own(DML_CONVOLUTION_INTEGER_OPERATOR_DESC{&input.desc, &inputZero.desc, &filter.desc, &filterZero.desc,
-                                                          &output.desc, 2, strides.data(), dilations.data(),
-                                                          padding.data(), padding.data(), 1});
+  auto& d = cs->own(DML_CONVOLUTION_INTEGER_OPERATOR_DESC{
+      &input.desc, inputZero ? &inputZero->desc : nullptr, &filter.desc, filterZero ? &filterZero->desc : nullptr,
+      &output.desc, 2, strides.data(), dilations.data(), padding.data(), padding.data(), 1});
   cs->desc = {DML_OPERATOR_CONVOLUTION_INTEGER, &d};
   cs->operations = 2.0 * n * out * out * oc * c * k * k;  // 2*M*N*K
   cs->gemm = concat(n * out * out, "x", oc, "x", c * k * k);
@@ -166,22 +168,22 @@ std::unique_ptr<Case> convolution(std::string name, UINT n, UINT c, UINT oc, UIN
 
 }  // namespace
 
-void addConvolutionCases(Cases& cases, bool large) {
+void addConvolutionCases(Cases& cases, bool large, bool int8) {
   // The large shapes are the performance targets: ResNet-50-like layers at
   // N=32 and a GEMM-sized 1x1; the default ones are small enough for lavapipe.
   if (large) {
-    cases.push_back(convolution("resnet 3x3 256->256 pad 1", 32, 256, 256, 56, 3, 1, 1));
-    cases.push_back(convolution("resnet 1x1 64->256", 32, 64, 256, 56, 1, 1, 0));
-    cases.push_back(convolution("resnet stem 7x7 stride 2", 32, 3, 64, 224, 7, 2, 3));
-    cases.push_back(convolution("1x1 8192->8192 (GEMM)", 8, 8192, 8192, 32, 1, 1, 0));
+    cases.push_back(convolution("resnet 3x3 256->256 pad 1", 32, 256, 256, 56, 3, 1, 1, int8));
+    cases.push_back(convolution("resnet 1x1 64->256", 32, 64, 256, 56, 1, 1, 0, int8));
+    cases.push_back(convolution("resnet stem 7x7 stride 2", 32, 3, 64, 224, 7, 2, 3, int8));
+    cases.push_back(convolution("1x1 8192->8192 (GEMM)", 8, 8192, 8192, 32, 1, 1, 0, int8));
   } else {
-    cases.push_back(convolution("3x3 64->64 pad 1", 1, 64, 64, 28, 3, 1, 1));
-    cases.push_back(convolution("1x1 64->256", 1, 64, 256, 28, 1, 1, 0));
-    cases.push_back(convolution("stem 7x7 stride 2", 1, 3, 64, 56, 7, 2, 3));
+    cases.push_back(convolution("3x3 64->64 pad 1", 1, 64, 64, 28, 3, 1, 1, int8));
+    cases.push_back(convolution("1x1 64->256", 1, 64, 256, 28, 1, 1, 0, int8));
+    cases.push_back(convolution("stem 7x7 stride 2", 1, 3, 64, 56, 7, 2, 3, int8));
   }
 }
 
-void addResNet50Cases(Cases& cases, bool large) {
+void addResNet50Cases(Cases& cases, bool large, bool int8) {
   struct Shape {
     UINT c, oc, hw, k, stride;
     std::string where;
@@ -222,7 +224,7 @@ void addResNet50Cases(Cases& cases, bool large) {
     for (const Shape& s : shapes) {
       auto c = convolution(concat(network, " ", s.where, " ", s.k, "x", s.k, s.stride > 1 ? concat("/", s.stride) : "",
                                   " ", s.c, "->", s.oc, " ", s.hw, "x", s.hw),
-                           n, s.c, s.oc, s.hw, s.k, s.stride, s.k / 2);
+                           n, s.c, s.oc, s.hw, s.k, s.stride, s.k / 2, int8);
       c->network = network;
       c->count = s.count;
       c->optIn = true;

@@ -60,11 +60,13 @@ using Cases = std::vector<std::unique_ptr<Case>>;
 // `large` selects the H200 sizes (1 GiB and more); the default sizes keep a
 // run on lavapipe under a minute.
 void addDataMovementCases(Cases& cases, bool large);
-void addConvolutionCases(Cases& cases, bool large);
+// int8: the convolutions INT8 x INT8 without zero points (torch._int_mm's
+// arithmetic), rather than UINT8 x INT8 with per-tensor zero points.
+void addConvolutionCases(Cases& cases, bool large, bool int8);
 void addLatencyCases(Cases& cases);
 // Every distinct convolution of ResNet-50 (torchvision's v1.5: the stride on
 // the 3x3), batch 32 and 1 at 224x224 (large) or batch 1 at 56x56; opt-in.
-void addResNet50Cases(Cases& cases, bool large);
+void addResNet50Cases(Cases& cases, bool large, bool int8);
 
 std::string dims(const std::vector<UINT>& sizes);
 

@@ -260,6 +260,12 @@ def kernel_label(r):
         "path", "")
 
 
+def arithmetic(rows):
+    """How the convolutions multiply: vkdml_bench's default, or --int8."""
+    return ", ".join(sorted({"INT8 x INT8, no zero points" if r.get("dtype") == "INT8xINT8"
+                             else "UINT8 x INT8, zero points" for r in rows}))
+
+
 def network_tables(vk, markdown):
     """Per network (e.g. "resnet50 n32"): one row per distinct convolution
     and the network's totals, time x count summed."""
@@ -268,7 +274,7 @@ def network_tables(vk, markdown):
         rows_in = [r for r in layers if r["network"] == network]
         print()
         print(f"{network}: {sum(r['count'] for r in rows_in)} convolutions, {len(rows_in)} distinct "
-              f"(UINT8 x INT8, zero points; vkdml path: {', '.join(sorted({r.get('path', '') for r in rows_in}))})")
+              f"({arithmetic(rows_in)}; vkdml path: {', '.join(sorted({r.get('path', '') for r in rows_in}))})")
         header = ["layer", "count", "GEMM MxNxK", "vkdml kernels", "vkdml us", "vkdml TOPS", "_int_mm us",
                   "_int_mm TOPS", "vkdml/_int_mm", "unfold+_int_mm us", "vkdml/(unfold+_int_mm)", "output fill us"]
         rows = []

@@ -6,7 +6,7 @@
 //
 //   vkdml_bench [--large] [--reps N] [--warmup N] [--warm-ms MS] [--filter TEXT] [--exclude TEXT]
 //               [--path PATH] [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]
-//               [--owned-weights] [--execute]
+//               [--owned-weights] [--execute] [--int8]
 //
 // --filter TEXT selects the cases whose "op name" holds TEXT, or one of
 // its '|'-separated alternatives. --path takes a comma-separated list of
@@ -24,7 +24,10 @@
 // initializer once before the timed executions. --execute times
 // Device::execute on the host (a submission and its wait each): record(),
 // which the other timings bracket with timestamps, takes the kernel plan,
-// never a CPU device's transfer commands.
+// never a CPU device's transfer commands. --int8 makes the convolutions
+// INT8 x INT8 without zero points, torch._int_mm's arithmetic (by default
+// they are UINT8 x INT8 with per-tensor zero points, which the kernels fold
+// in with row and column sums).
 #include <volk.h>
 
 #include <vkdml/vkdml.hpp>
@@ -69,6 +72,7 @@ struct Options {
   bool ownedWeights = false;
   vkdml::DeviceInfo::MatrixShape matrixShape{0, 0, 0};  // --matrix-shape: CompileOptions::matrixShape
   bool execute = false;
+  bool int8 = false;  // --int8: convolutions INT8 x INT8 without zero points
 };
 
 // Device::execute timed on the host, one submission and its wait each: the
@@ -92,6 +96,7 @@ const char* const kUsage =
     "       [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info] [--owned-weights]\n"
     "       [--matrix-shape MxNxK]  (the cooperative-matrix fragment, CompileOptions::matrixShape)\n"
     "       [--execute]  (times Device::execute on the host, the plan with transfer commands, not record())\n"
+    "       [--int8]  (convolutions INT8 x INT8 without zero points, as torch._int_mm; default UINT8 x INT8 with)\n"
     "       [--compile-times]  (the selected convolutions' compileOperator times, cold and with a pipeline cache "
     "blob)\n";
 
@@ -394,6 +399,8 @@ int main(int argc, char** argv) {
       options.compileTimes = true;
     else if (a == "--execute")
       options.execute = true;
+    else if (a == "--int8")
+      options.int8 = true;
     else {
       std::fprintf(a == "--help" ? stdout : stderr, kUsage, argv[0]);
       return a == "--help" ? 0 : 2;
@@ -401,9 +408,9 @@ int main(int argc, char** argv) {
   }
   bench::Cases cases;
   bench::addDataMovementCases(cases, options.large);
-  bench::addConvolutionCases(cases, options.large);
+  bench::addConvolutionCases(cases, options.large, options.int8);
   bench::addLatencyCases(cases);
-  bench::addResNet50Cases(cases, options.large);
+  bench::addResNet50Cases(cases, options.large, options.int8);
   if (options.list) {
     for (auto& c : cases)
       if (selected(options, *c)) std::printf("%s %s\n", c->op.c_str(), c->name.c_str());
