@@ -467,3 +467,12 @@ TEST_CASE("convolution plan: Auto packs the input channels-last over more than o
   CHECK(aPacking(SameConv(32, 256, 256, 14, 14, 3)) == vkdml::shader::A_CHANNELS_LAST);
   CHECK(aPacking(SameConv(1, 128, 128, 28, 28, 3)) == vkdml::shader::A_GATHERED);  // 784 rows, 36 steps
 }
+
+// The shape of "convolution_integer: a filter zero point at the middle of
+// its type" takes the 8-warp tiles of 256 columns, A packed or gathered.
+TEST_CASE("convolution plan: 256-column tiles for the symmetric zero points") {
+  const vkdml::DeviceInfo gpu = withMultiprocessors(fullDevice(), 132);
+  const Conv2d c(64, 256, 48, 48, 3);
+  CHECK(planGemm(c, gpu, vkdml::ConvolutionPacking::Auto).kernel == "convolution_integer_coopmat_nv_n256_i32_packed");
+  CHECK(planGemm(c, gpu, vkdml::ConvolutionPacking::None).kernel == "convolution_integer_coopmat_nv_n256_i32");
+}

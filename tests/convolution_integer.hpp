@@ -51,7 +51,9 @@ struct Conv {
   }
 };
 
-enum class ZeroPoint { None, PerTensor, PerChannel };
+// PerTensorSymmetric: one per tensor at the middle of its type (INT8 0,
+// UINT8 128), which the cooperative-matrix kernel's flip to INT8 makes 0.
+enum class ZeroPoint { None, PerTensor, PerChannel, PerTensorSymmetric };
 
 // One randomized case: shapes, types, zero points and layouts.
 struct Case {

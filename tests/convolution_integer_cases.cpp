@@ -46,6 +46,8 @@ void runCase(const Case& c, std::mt19937_64& rng) {
   Tensor filterZeroPoint(c.filterType, c.filterZeroPoint == ZeroPoint::PerChannel ? perChannel : ones(rank),
                          layout(c.filterZeroPoint == ZeroPoint::PerChannel ? perChannel : ones(rank), true));
   for (Tensor* t : {&input, &filter, &output, &inputZeroPoint, &filterZeroPoint}) t->randomize(rng);
+  if (c.inputZeroPoint == ZeroPoint::PerTensorSymmetric) inputZeroPoint.set(0, c.inputType == I8 ? 0 : 128);
+  if (c.filterZeroPoint == ZeroPoint::PerTensorSymmetric) filterZeroPoint.set(0, c.filterType == I8 ? 0 : 128);
   Tensor* xz = c.inputZeroPoint == ZeroPoint::None ? nullptr : &inputZeroPoint;
   Tensor* wz = c.filterZeroPoint == ZeroPoint::None ? nullptr : &filterZeroPoint;
   const DML_OPERATOR_DESC& desc = conv.make(input, xz, filter, wz, output);

@@ -227,6 +227,33 @@ TEST_CASE("convolution_integer: 16-warp tiles [large]") {
               rng);
 }
 
+// A filter zero point for the whole tensor at the middle of its type
+// (ZeroPoint::PerTensorSymmetric), whose row sums the 8-warp tiles of 256
+// columns leave out (ROW_SUMS_ON, shaders/coopmat/tile.glsl), and beside it
+// random ones, which they must not: every signedness, A packed (Auto) and
+// gathered (packing None). On an H200 this shape takes those tiles either
+// way ("convolution plan: 256-column tiles for the symmetric zero points");
+// lavapipe's 32 KiB of shared memory does not hold them.
+TEST_CASE("convolution_integer: a filter zero point at the middle of its type [large]") {
+  std::mt19937_64 rng(140);
+  struct Restore {  // the options as they were, however the case ends
+    vkdml::CompileOptions previous = test::compileOptions();
+    ~Restore() { test::compileOptions() = previous; }
+  } restore;
+  const DML_TENSOR_DATA_TYPE types[4][2] = {{U8, U8}, {U8, I8}, {I8, U8}, {I8, I8}};
+  for (auto packing : {restore.previous.convolutionPacking, vkdml::ConvolutionPacking::None}) {
+    test::compileOptions().convolutionPacking = packing;
+    for (int i = 0; i < 4; ++i) {
+      Case c = case2d({1, 64, 48, 48}, {256, 64, 3, 3}, 1, 1, 1, 1, 1);
+      c.inputType = types[i][0];
+      c.filterType = types[i][1];
+      c.inputZeroPoint = i % 2 ? ZeroPoint::PerTensor : ZeroPoint::PerTensorSymmetric;
+      c.filterZeroPoint = i < 2 ? ZeroPoint::PerTensorSymmetric : ZeroPoint::PerTensor;
+      runCase(c, rng);
+    }
+  }
+}
+
 // Few rows (batch 1): Auto takes tiles of 64 columns where they make at
 // least as many workgroups, on 8 warps with K split across the grid (49
 // rows, 320 columns: 5 tiles and a partial one's 64 columns; 32 and 144 K

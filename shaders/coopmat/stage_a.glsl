@@ -92,7 +92,7 @@ void storeAStep(uint b) {
     const uint kQuad = aQuadK + q * WARPS;
     [[unroll]] for (uint j = 0; j < 4; ++j) {
       tiles[base + quadTileRow(aQuadRow, j) * ROW4 + kQuad / 4][kQuad % 4] = rows[j];
-      if (NEED_ROW_SUMS) rowPartial[j] += signedByteSum(rows[j]);
+      if (ROW_SUMS_ON) rowPartial[j] += signedByteSum(rows[j]);
     }
   }
 }

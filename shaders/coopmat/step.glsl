@@ -109,7 +109,7 @@ void storeStepIn(uint b, uint at) {
   if (A_IN_SCRATCH)
     [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) {
       tiles[base + ((t + r * WG) / 2) * ROW4 + t % 2] = aChunk[r];
-      if (NEED_ROW_SUMS) rowPartial[r] += signedByteSum(aChunk[r]);
+      if (ROW_SUMS_ON) rowPartial[r] += signedByteSum(aChunk[r]);
     }
   else
     storeAStep(b);

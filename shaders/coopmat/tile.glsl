@@ -75,6 +75,19 @@ uint M, Ng, Kg, kBegin, kTiles;
 // value in the flipped domain, and its byte in all 4 of a word.
 uint xzBits, xzWord;
 int xzFlipped;
+// The 8-warp tiles of 256 columns, unsplit, test at run time whether the
+// row sums' term can be nonzero: not where the filter zero point is one for
+// the whole tensor and flips to 0 (symmetric INT8 filters), whose row sums
+// they then leave out. With the test their K loop ran faster on the H200
+// whether it skipped or not (the driver's schedule); on the other tiles it
+// ran slower, and there ROW_SUMS_ON is NEED_ROW_SUMS
+// (bench/results/zero_points.md).
+#if WARPS == 8 && FN == 4
+bool rowSumsLive;
+#define ROW_SUMS_ON (NEED_ROW_SUMS && rowSumsLive)
+#else
+#define ROW_SUMS_ON NEED_ROW_SUMS
+#endif
 INDEX_T inS0, inS1, inS2, inS3, fS0, fS1, fS2, fS3;
 
 void setupInvocation() {
@@ -95,6 +108,10 @@ void setupInvocation() {
   xzBits = HAS_XZ ? loadByte(inputZeroPointAddress) : 0u;
   xzFlipped = bitfieldExtract(int(xzBits ^ (INPUT_FLIP & 0xFFu)), 0, 8);
   xzWord = xzBits * 0x01010101u;
+#if WARPS == 8 && FN == 4
+  rowSumsLive = NEED_ROW_SUMS && (SPLIT_K || !HAS_WZ || p.filterZeroPointStride != 0 ||
+                                  (loadByte(filterZeroPointAddress) ^ (FILTER_FLIP & 0xFFu)) != 0);
+#endif
   inS0 = INDEX_T(p.inputStrides[0]), inS1 = INDEX_T(p.inputStrides[1]);
   inS2 = INDEX_T(p.inputStrides[2]), inS3 = INDEX_T(p.inputStrides[3]);
   fS0 = INDEX_T(p.filterStrides[0]), fS1 = INDEX_T(p.filterStrides[1]);
