@@ -46,14 +46,15 @@
 
 #include "cases.hpp"
 #include "compile_times.hpp"
-#include "coopmat_peak.h"
-#include "coopmat_peakWarpTile.h"
-#include "coopmat_peakWarpTileBarrier.h"
 #include "copy_limit.h"
-#include "dot_peak.h"
 #include "memory.hpp"
+#include "probes.hpp"
+#include "timing.hpp"
 
 namespace {
+
+using bench::RawKernel;
+using bench::Timer;
 
 struct Options {
   bool large = false;
@@ -122,127 +123,6 @@ bool selected(const Options& options, const bench::Case& c) {
   return options.exclude.empty() || opName.find(options.exclude) == std::string::npos;
 }
 
-// A full barrier between runs of a case.
-void fullBarrier(VkCommandBuffer cmd) {
-  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-  barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                          VK_ACCESS_TRANSFER_WRITE_BIT;
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &barrier, 0,
-                       nullptr, 0, nullptr);
-}
-
-// Runs `record` warmup + reps times in one submission, each run bracketed by
-// timestamps and separated by a full barrier; returns the median in ns.
-// After a pause of the GPU it first keeps it busy for warmMs (Options).
-class Timer {
- public:
-  Timer(vkdml::Device& device, int warmMs) : device_(device), warm_(warmMs) {}
-
-  double median(const std::function<void(VkCommandBuffer)>& record, int warmup, int reps) {
-    warmUp(record);
-    VkDevice dev = device_.device();
-    const uint32_t runs = static_cast<uint32_t>(warmup + reps);
-    VkQueryPoolCreateInfo poolInfo{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    poolInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    poolInfo.queryCount = 2 * runs;
-    VkQueryPool pool = VK_NULL_HANDLE;
-    vkCreateQueryPool(dev, &poolInfo, nullptr, &pool);
-    device_.submitAndWait([&](VkCommandBuffer cmd) {
-      vkCmdResetQueryPool(cmd, pool, 0, 2 * runs);
-      for (uint32_t i = 0; i < runs; ++i) {
-        fullBarrier(cmd);
-        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, pool, 2 * i);
-        record(cmd);
-        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * i + 1);
-      }
-    });
-    std::vector<uint64_t> stamps(2 * runs);
-    vkGetQueryPoolResults(dev, pool, 0, 2 * runs, stamps.size() * 8, stamps.data(), 8,
-                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-    vkDestroyQueryPool(dev, pool, nullptr);
-    std::vector<double> ns;
-    for (uint32_t i = static_cast<uint32_t>(warmup); i < runs; ++i)
-      ns.push_back(double(stamps[2 * i + 1] - stamps[2 * i]) * device_.info().timestampPeriodNs);
-    std::sort(ns.begin(), ns.end());
-    lastWork_ = Clock::now();
-    return ns[ns.size() / 2];
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  // Batches of runs, doubled while a batch takes under 50 ms, until the GPU
-  // has been busy for warm_ (the gaps between batches are a host round trip).
-  void warmUp(const std::function<void(VkCommandBuffer)>& record) {
-    const auto start = Clock::now();
-    if (warm_.count() <= 0 || (lastWork_ && start - *lastWork_ < std::chrono::milliseconds(500))) return;
-    uint32_t batch = 1;
-    for (auto now = start; now - start < warm_;) {
-      device_.submitAndWait([&](VkCommandBuffer cmd) {
-        for (uint32_t i = 0; i < batch; ++i) {
-          fullBarrier(cmd);
-          record(cmd);
-        }
-      });
-      const auto end = Clock::now();
-      if (end - now < std::chrono::milliseconds(50) && batch < (1u << 16)) batch *= 2;
-      now = end;
-    }
-  }
-
-  vkdml::Device& device_;
-  std::chrono::milliseconds warm_;
-  std::optional<Clock::time_point> lastWork_;
-};
-
-// A kernel of the benchmark's own (not vkdml's): SPIR-V embedded at build
-// time, push constants only.
-class RawKernel {
- public:
-  template <size_t N>
-  RawKernel(vkdml::Device& device, const uint32_t (&spirv)[N], uint32_t pushBytes)
-      : RawKernel(device, spirv, sizeof spirv, pushBytes) {}
-  RawKernel(vkdml::Device& device, const uint32_t* spirv, size_t bytes, uint32_t pushBytes)
-      : device_(device.device()), pushBytes_(pushBytes) {
-    VkShaderModuleCreateInfo module{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    module.codeSize = bytes;
-    module.pCode = spirv;
-    vkCreateShaderModule(device_, &module, nullptr, &module_);
-    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, pushBytes};
-    VkPipelineLayoutCreateInfo layout{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    layout.pushConstantRangeCount = 1;
-    layout.pPushConstantRanges = &range;
-    vkCreatePipelineLayout(device_, &layout, nullptr, &layout_);
-    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    info.stage.module = module_;
-    info.stage.pName = "main";
-    info.layout = layout_;
-    vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &info, nullptr, &pipeline_);
-  }
-  ~RawKernel() {
-    vkDestroyPipeline(device_, pipeline_, nullptr);
-    vkDestroyPipelineLayout(device_, layout_, nullptr);
-    vkDestroyShaderModule(device_, module_, nullptr);
-  }
-  RawKernel(const RawKernel&) = delete;
-  RawKernel& operator=(const RawKernel&) = delete;
-
-  void record(VkCommandBuffer cmd, const void* push, uint32_t groups) const {
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
-    vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, pushBytes_, push);
-    vkCmdDispatch(cmd, groups, 1, 1);
-  }
-
- private:
-  VkDevice device_;
-  uint32_t pushBytes_;
-  VkShaderModule module_ = VK_NULL_HANDLE;
-  VkPipelineLayout layout_ = VK_NULL_HANDLE;
-  VkPipeline pipeline_ = VK_NULL_HANDLE;
-};
-
 // A plain compute-shader copy through device addresses: on some drivers
 // (NVIDIA's) vkCmdCopyBuffer runs far below the memory's bandwidth.
 class ComputeCopy {
@@ -260,50 +140,6 @@ class ComputeCopy {
  private:
   RawKernel kernel_;
 };
-
-// The int8 cooperative-matrix ceilings: bench/coopmat_peak.comp, built as
-// each probe. Returns ns and sets `operations`.
-struct PeakProbe {
-  const char* name;
-  const char* shape;
-  const uint32_t* spirv;
-  size_t spirvBytes;
-  uint32_t accumulators;  // per subgroup and iteration
-};
-const PeakProbe kPeakProbes[] = {
-    {"peak: register-only int8 multiply-adds", "16x16x32, 8 accumulators per subgroup", kCoopmatPeakSpirv,
-     sizeof kCoopmatPeakSpirv, 8},
-    {"peak: the GEMM's 64x64 warp tile", "4x4 fragments per K step", kCoopmatPeakWarpTileSpirv,
-     sizeof kCoopmatPeakWarpTileSpirv, 16},
-    {"peak: the warp tile, a barrier per K step", "4x4 fragments, then barrier()", kCoopmatPeakWarpTileBarrierSpirv,
-     sizeof kCoopmatPeakWarpTileBarrierSpirv, 16},
-};
-// Runs a register-only probe (4096 workgroups of 256 invocations, 2048
-// iterations, each workgroup writing its results to a buffer) and returns
-// its ns; `operations` is what it did, `opsPerGroupIteration` per workgroup
-// and iteration.
-double registerProbe(vkdml::Device& device, class Timer& timer, const Options& options, const uint32_t* spirv,
-                     size_t spirvBytes, double opsPerGroupIteration, double& operations) {
-  RawKernel kernel(device, spirv, spirvBytes, 12);
-  const uint32_t groups = 4096, iterations = 2048;
-  vkdml::Buffer results = device.createBuffer(uint64_t(groups) * 256 * 4);
-  struct {
-    uint64_t results;
-    uint32_t iterations;
-  } push{results.address(), iterations};
-  operations = double(groups) * iterations * opsPerGroupIteration;
-  return timer.median([&](VkCommandBuffer cmd) { kernel.record(cmd, &push, groups); }, options.warmup, options.reps);
-}
-double coopmatPeak(vkdml::Device& device, class Timer& timer, const Options& options, const PeakProbe& probe,
-                   double& operations) {
-  return registerProbe(device, timer, options, probe.spirv, probe.spirvBytes,
-                       8.0 /* subgroups */ * probe.accumulators * 2 * 16 * 16 * 32, operations);
-}
-// The packed-dot-product ceiling: bench/dot_peak.comp.
-double dotPeak(vkdml::Device& device, class Timer& timer, const Options& options, double& operations) {
-  return registerProbe(device, timer, options, kDotPeakSpirv, sizeof kDotPeakSpirv,
-                       256.0 * 8 /* accumulators */ * 2 * 4, operations);
-}
 
 struct Result {
   std::string op, name, shape, dtype, path, gemm, convolution, network, kernels;
@@ -525,30 +361,24 @@ int main(int argc, char** argv) {
       results.push_back(r);
     };
 
-    if (info.integerDotProduct && matches(options.filter, "dot peak", true)) {
+    // The int8 ceilings (bench/probes.hpp).
+    auto probeResult = [&](const char* op, const bench::ProbeRun& run) {
       Result r;
-      r.op = "dotpeak";
-      r.name = "peak: register-only packed u8 x s8 dot products";
-      r.shape = "OpSUDot, 8 accumulators per invocation";
+      r.op = op;
+      r.name = run.name;
+      r.shape = run.shape;
       r.dtype = "INT8";
-      r.ns = dotPeak(*device, timer, options, r.operations);
+      r.ns = run.ns;
+      r.operations = run.operations;
       std::printf("%-8s %-42s %-30s %-8s %10s %11.1f %9.3f TOPS\n", r.op.c_str(), r.name.c_str(), r.shape.c_str(),
                   r.dtype.c_str(), "-", r.ns / 1e3, r.operations / r.ns / 1e3);
       results.push_back(r);
-    }
-    // The first is the peak that compare_torch.py reads (the first "coopmat" result).
+    };
+    if (info.integerDotProduct && matches(options.filter, "dot peak", true))
+      probeResult("dotpeak", bench::dotProbe(*device, timer, options.warmup, options.reps));
     if (info.cooperativeMatrixInt8 && matches(options.filter, "coopmat peak", true))
-      for (const PeakProbe& probe : kPeakProbes) {
-        Result r;
-        r.op = "coopmat";
-        r.name = probe.name;
-        r.shape = probe.shape;
-        r.dtype = "INT8";
-        r.ns = coopmatPeak(*device, timer, options, probe, r.operations);
-        std::printf("%-8s %-42s %-30s %-8s %10s %11.1f %9.3f TOPS\n", r.op.c_str(), r.name.c_str(), r.shape.c_str(),
-                    r.dtype.c_str(), "-", r.ns / 1e3, r.operations / r.ns / 1e3);
-        results.push_back(r);
-      }
+      for (const bench::ProbeRun& run : bench::coopmatProbes(*device, timer, options.warmup, options.reps))
+        probeResult("coopmat", run);
     bool failed = false;
     for (auto& c : cases) {
       if (!selected(options, *c)) continue;
