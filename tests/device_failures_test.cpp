@@ -66,20 +66,6 @@ TEST_CASE("device: buffers beyond the device's limits are OutOfMemory, and the d
   expectWorking(d);
 }
 
-namespace {
-// Options for a Device of a test's own: validation on where installed, each
-// message counted in `messages` (which must outlive the Device).
-vkdml::DeviceOptions countingOptions(std::shared_ptr<std::atomic<int>> messages) {
-  vkdml::DeviceOptions options;
-  options.validation = true;
-  options.onValidationMessage = [messages](const char* message) {
-    std::fprintf(stderr, "validation: %s\n", message);
-    ++*messages;
-  };
-  return options;
-}
-}  // namespace
-
 TEST_CASE("device: submitAndWait passes what the recorder throws through, the device stays usable") {
   vkdml::Device& d = test::device();
   struct Mine {};
@@ -171,7 +157,7 @@ TEST_CASE("device: a failed host allocation in any entry point is OutOfMemory an
     underAllocationFailures("Device::listPhysicalDevices", *test::sharedDevice(),
                             [&] { vkdml::Device::listPhysicalDevices(); });
 
-    auto device = vkdml::Device::create(countingOptions(messages));
+    auto device = vkdml::Device::create(test::countingOptions(messages));
     vkdml::Device& d = *device;
     std::vector<uint8_t> bytes(4096, 7);
     vkdml::Buffer buffer = d.createBuffer(4096);
@@ -225,7 +211,7 @@ TEST_CASE(
     "device: the pipeline cache keeps at most its limit, least recently used out, compiled operators keep theirs") {
   auto messages = std::make_shared<std::atomic<int>>(0);
   {
-    vkdml::DeviceOptions options = countingOptions(messages);
+    vkdml::DeviceOptions options = test::countingOptions(messages);
     options.pipelineCacheLimit = 3;
     auto d = vkdml::Device::create(options);
     const vkdml::CompileOptions portable{vkdml::ConvolutionPath::Portable};  // one pipeline per geometry
@@ -274,7 +260,7 @@ TEST_CASE(
 TEST_CASE("device: pipeline cache data round trip, a stale blob is ignored, a malformed one rejected") {
   auto messages = std::make_shared<std::atomic<int>>(0);
   {
-    vkdml::DeviceOptions options = countingOptions(messages);
+    vkdml::DeviceOptions options = test::countingOptions(messages);
     std::vector<uint8_t> blob;
     auto ops = test::oneOfEach();
     {
@@ -347,7 +333,7 @@ TEST_CASE("device: VKDML_KERNEL_DIR replaces kernels only when built in, and onl
   // Not built in (the default): the variable changes nothing.
   writeFile(path, garbage);
   {
-    auto d = vkdml::Device::create(countingOptions(messages));
+    auto d = vkdml::Device::create(test::countingOptions(messages));
     CHECK(test::runSmall(*d, *op) == "");
   }
 #else
@@ -365,7 +351,7 @@ TEST_CASE("device: VKDML_KERNEL_DIR replaces kernels only when built in, and onl
       {large, "larger than"},
   };
   {
-    auto d = vkdml::Device::create(countingOptions(messages));
+    auto d = vkdml::Device::create(test::countingOptions(messages));
     for (const auto& r : rejected) {
       CAPTURE(r.reason);
       writeFile(path, r.bytes);
@@ -389,12 +375,8 @@ TEST_CASE("device: a binding table keeps the buffers it binds alive") {
   // afterwards (which could take the freed memory) must not be written.
   vkdml::Device& d = test::device();
   const uint32_t n = 1024;
-  UINT sizes[1] = {n}, offsets[1] = {0}, window[1] = {n};
-  INT strides[1] = {-1};
-  DML_BUFFER_TENSOR_DESC buffer{DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_FLAG_NONE, 1, sizes, nullptr, n * 4, 0};
-  DML_TENSOR_DESC tensor{DML_TENSOR_TYPE_BUFFER, &buffer};
-  DML_SLICE1_OPERATOR_DESC flip{&tensor, &tensor, 1, offsets, window, strides};
-  vkdml::CompiledOperator op = d.compileOperator(d.createOperator({DML_OPERATOR_SLICE1, &flip}));
+  test::Flip flip(n);
+  vkdml::CompiledOperator op = d.compileOperator(d.createOperator(flip.desc()));
   vkdml::Buffer input = d.createBuffer(n * 4);
   std::vector<uint32_t> data(n);
   for (uint32_t i = 0; i < n; ++i) data[i] = i + 1;

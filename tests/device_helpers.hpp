@@ -1,7 +1,12 @@
-// What the device tests share (device_test.cpp, device_failures_test.cpp).
+// What the device tests share (device_test.cpp, device_failures_test.cpp,
+// threads_test.cpp).
 #pragma once
 
 #include <volk.h>
+
+#include <atomic>
+#include <cstdio>
+#include <memory>
 
 #include "support.hpp"
 
@@ -21,11 +26,38 @@ struct SmallJoin {
   }
 };
 
+// A Slice1 that reverses n UINT32 elements (out = in[::-1]), used by the
+// tests that chain or rebind one compiled operator.
+struct Flip {
+  UINT sizes[1], offsets[1] = {0}, window[1];
+  INT strides[1] = {-1};
+  DML_BUFFER_TENSOR_DESC buffer{DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_FLAG_NONE, 1, sizes, nullptr,
+                                UINT64(sizes[0]) * 4};
+  DML_TENSOR_DESC tensor{DML_TENSOR_TYPE_BUFFER, &buffer};
+  DML_SLICE1_OPERATOR_DESC slice{&tensor, &tensor, 1, offsets, window, strides};
+  explicit Flip(uint32_t n) : sizes{n}, window{n} {}
+  Flip(const Flip&) = delete;  // its descriptors point into it
+  Flip& operator=(const Flip&) = delete;
+  DML_OPERATOR_DESC desc() { return {DML_OPERATOR_SLICE1, &slice}; }
+};
+
 // Loads the Vulkan entry points of `device` into this program's volk.
 inline void loadVulkan(vkdml::Device& device) {
   REQUIRE(volkInitialize() == VK_SUCCESS);
   volkLoadInstanceOnly(device.instance());
   volkLoadDevice(device.device());
+}
+
+// Options for a Device of a test's own: validation on where installed, each
+// message counted in `messages` (which must outlive the Device).
+inline vkdml::DeviceOptions countingOptions(std::shared_ptr<std::atomic<int>> messages) {
+  vkdml::DeviceOptions options;
+  options.validation = true;
+  options.onValidationMessage = [messages](const char* message) {
+    std::fprintf(stderr, "validation: %s\n", message);
+    ++*messages;
+  };
+  return options;
 }
 
 }  // namespace test

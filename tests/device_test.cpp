@@ -135,12 +135,8 @@ TEST_CASE("device: operators record into a caller-owned command buffer, many in 
   loadVulkan(d);
   // out = in[::-1] three times over, chained: a -> b -> c -> a.
   const uint32_t n = 4096;
-  UINT sizes[1] = {n}, offsets[1] = {0}, window[1] = {n};
-  INT strides[1] = {-1};
-  DML_BUFFER_TENSOR_DESC buffer{DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_FLAG_NONE, 1, sizes, nullptr, n * 4, 0};
-  DML_TENSOR_DESC tensor{DML_TENSOR_TYPE_BUFFER, &buffer};
-  DML_SLICE1_OPERATOR_DESC flip{&tensor, &tensor, 1, offsets, window, strides};
-  vkdml::CompiledOperator op = d.compileOperator(d.createOperator({DML_OPERATOR_SLICE1, &flip}));
+  test::Flip flip(n);
+  vkdml::CompiledOperator op = d.compileOperator(d.createOperator(flip.desc()));
   vkdml::Buffer a = d.createBuffer(n * 4), b = d.createBuffer(n * 4), c = d.createBuffer(n * 4);
   std::vector<uint32_t> data(n);
   for (uint32_t i = 0; i < n; ++i) data[i] = i * 3 + 1;

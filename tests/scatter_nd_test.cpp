@@ -159,6 +159,19 @@ void randomScatter(std::mt19937_64& rng, DML_TENSOR_DATA_TYPE type, DML_TENSOR_D
   test::expectSameElements(output, reference(input, indices, updates, inputDims));
 }
 
+// A random scatter of every type, index type and rank, from `seed`.
+void randomScatters(uint64_t seed, bool strided) {
+  std::mt19937_64 rng(seed);
+  for (auto type : test::allTypes())
+    for (auto indexType : kIndexTypes)
+      for (uint32_t rank = 1; rank <= 8; ++rank) {
+        CAPTURE(std::string(vkdml::toString(type)));
+        CAPTURE(std::string(vkdml::toString(indexType)));
+        CAPTURE(rank);
+        randomScatter(rng, type, indexType, rank, strided);
+      }
+}
+
 }  // namespace
 
 TEST_CASE("scatter_nd: worked example from the DirectML page, every index type") {
@@ -195,27 +208,11 @@ TEST_CASE("scatter_nd: ONNX conformance cases") {
 }
 
 TEST_CASE("scatter_nd: random element and slice scatters, every type, index type and rank, packed") {
-  std::mt19937_64 rng(109);
-  for (auto type : test::allTypes())
-    for (auto indexType : kIndexTypes)
-      for (uint32_t rank = 1; rank <= 8; ++rank) {
-        CAPTURE(std::string(vkdml::toString(type)));
-        CAPTURE(std::string(vkdml::toString(indexType)));
-        CAPTURE(rank);
-        randomScatter(rng, type, indexType, rank, false);
-      }
+  randomScatters(109, false);
 }
 
 TEST_CASE("scatter_nd: random scatters with strided and broadcast tensors") {
-  std::mt19937_64 rng(110);
-  for (auto type : test::allTypes())
-    for (auto indexType : kIndexTypes)
-      for (uint32_t rank = 1; rank <= 8; ++rank) {
-        CAPTURE(std::string(vkdml::toString(type)));
-        CAPTURE(std::string(vkdml::toString(indexType)));
-        CAPTURE(rank);
-        randomScatter(rng, type, indexType, rank, true);
-      }
+  randomScatters(110, true);
 }
 
 TEST_CASE("scatter_nd: negative indices count from the end of their dimension") {

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "device_helpers.hpp"
 #include "small_operators.hpp"
 
 namespace {
@@ -31,16 +32,6 @@ struct Failures {
     CHECK(list.empty());
   }
 };
-
-vkdml::DeviceOptions countingOptions(std::shared_ptr<std::atomic<int>> messages) {
-  vkdml::DeviceOptions options;
-  options.validation = true;
-  options.onValidationMessage = [messages](const char* message) {
-    std::fprintf(stderr, "validation: %s\n", message);
-    ++*messages;
-  };
-  return options;
-}
 
 // Runs `compiled` through a command buffer this thread records itself, from
 // a pool of its own, submitted under Device::lockQueue.
@@ -100,7 +91,7 @@ TEST_CASE("threads: one Device shared by 8 threads: create, compile, bind, execu
   auto messages = std::make_shared<std::atomic<int>>(0);
   Failures failures;
   {
-    vkdml::DeviceOptions options = countingOptions(messages);
+    vkdml::DeviceOptions options = test::countingOptions(messages);
     options.pipelineCacheLimit = 4;  // fewer than the workload's pipelines: evictions while they are in use
     auto device = vkdml::Device::create(options);
     REQUIRE(volkInitialize() == VK_SUCCESS);  // the test's own Vulkan calls, loaded before the threads start
@@ -156,7 +147,7 @@ TEST_CASE("threads: Devices created and destroyed on several threads at once") {
     threads.emplace_back([&] {
       try {
         for (int round = 0; round < 3; ++round) {
-          auto device = vkdml::Device::create(countingOptions(messages));
+          auto device = vkdml::Device::create(test::countingOptions(messages));
           auto op = test::smallJoin();
           failures.add(test::runSmall(*device, *op));
         }
@@ -209,7 +200,7 @@ TEST_CASE("threads: validation messages from many threads are each counted once"
 
 TEST_CASE("threads: compileOperators compiles side by side, each pipeline once, results in order") {
   auto messages = std::make_shared<std::atomic<int>>(0);
-  auto device = vkdml::Device::create(countingOptions(messages));
+  auto device = vkdml::Device::create(test::countingOptions(messages));
   // Each operator twice over, so that threads ask for the same pipelines at
   // once: each must be created once (the others wait for it).
   std::vector<std::unique_ptr<test::SmallOperator>> small = test::oneOfEach();
@@ -221,7 +212,7 @@ TEST_CASE("threads: compileOperators compiles side by side, each pipeline once, 
   REQUIRE(compiled.size() == ops.size());
   const uint64_t misses = device->pipelineCacheStats().misses;
   // The same operators one at a time on a fresh Device compile as many.
-  auto serial = vkdml::Device::create(countingOptions(messages));
+  auto serial = vkdml::Device::create(test::countingOptions(messages));
   for (auto& op : small) serial->compileOperator(serial->createOperator(op->desc));
   CHECK(misses == serial->pipelineCacheStats().misses);
   for (size_t i = 0; i < compiled.size(); ++i) {
@@ -230,7 +221,7 @@ TEST_CASE("threads: compileOperators compiles side by side, each pipeline once, 
   }
   // Without a pipeline cache, the call still compiles each pipeline once:
   // it compiles the distinct ones first, then builds the operators on them.
-  vkdml::DeviceOptions uncached = countingOptions(messages);
+  vkdml::DeviceOptions uncached = test::countingOptions(messages);
   uncached.pipelineCacheLimit = 0;
   auto noCache = vkdml::Device::create(uncached);
   std::vector<vkdml::Operator> noCacheOps;
