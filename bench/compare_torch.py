@@ -19,8 +19,10 @@ alone) and ONNX Runtime's CPU ConvInteger on the whole convolution, where the
 onnx package is there to build its model. Operations are 2*M*N*K throughout.
 
 A network's layers (vkdml_bench --filter resnet50) get a table per layer
-(vkdml through the path it ran, torch._int_mm on the same GEMM) and the
-network's totals: the sum of time x count over its layers on each side.
+(vkdml through the path it ran, torch._int_mm on the same GEMM, what a
+PyTorch user runs for the convolution: unfold + torch._int_mm, and PyTorch's
+cuDNN int8 convolution, quantized::conv2d) and the network's totals: the sum
+of time x count over its layers on each side.
 
 --png FILE writes a bar chart (matplotlib), one group per case: vkdml,
 PyTorch and the limit (the copy for data movement, the cooperative-matrix
@@ -163,6 +165,33 @@ def unfold_int_mm_us(result):
         torch.cuda.empty_cache()
 
 
+def cudnn_int8_conv_us(result):
+    """PyTorch's own int8 convolution on CUDA: quantized::conv2d on
+    QuantizedCUDA tensors, which runs cuDNN's int8 convolution. It takes a
+    qint8 input channels-last and a prepacked qint8 filter, both with zero
+    point 0, and requantizes its int32 sums to a qint8 output: a quarter of
+    ConvolutionInteger's output bytes and no zero-point terms. Channels are
+    padded to multiples of 4 (the stem's 3), more work counted as the
+    original. GPU time, microseconds; None without PyTorch or where it
+    refuses."""
+    if not have_torch() or "convolution" not in result:
+        return None
+    (n, c, h, w), (oc, _, kh, kw) = (dims(part) for part in result["shape"].split(" * "))
+    stride, pad = (int(v) for v in re.match(r"stride (\d+) pad (\d+)", result["convolution"]).groups())
+    cp, ocp = (c + 3) // 4 * 4, (oc + 3) // 4 * 4
+    try:
+        x = torch.quantize_per_tensor(torch.randn(n, cp, h, w, device="cuda"), 0.05, 0, torch.qint8)
+        x = x.contiguous(memory_format=torch.channels_last)
+        f = torch.quantize_per_tensor(torch.randn(ocp, cp, kh, kw, device="cuda"), 0.01, 0, torch.qint8)
+        packed = torch.ops.quantized.conv2d_prepack(f, None, [stride] * 2, [pad] * 2, [1, 1], 1)
+        return median_ms(lambda: torch.ops.quantized.conv2d(x, packed, 0.5, 0)) * 1e3
+    except (RuntimeError, NotImplementedError) as e:
+        print(f"cuDNN int8 convolution on {result['case']}: {str(e).splitlines()[0]}", file=sys.stderr)
+        return None
+    finally:
+        torch.cuda.empty_cache()
+
+
 _int_mm_cache = {}
 
 
@@ -276,10 +305,11 @@ def network_tables(vk, markdown):
         print(f"{network}: {sum(r['count'] for r in rows_in)} convolutions, {len(rows_in)} distinct "
               f"({arithmetic(rows_in)}; vkdml path: {', '.join(sorted({r.get('path', '') for r in rows_in}))})")
         header = ["layer", "count", "GEMM MxNxK", "vkdml kernels", "vkdml us", "vkdml TOPS", "_int_mm us",
-                  "_int_mm TOPS", "vkdml/_int_mm", "unfold+_int_mm us", "vkdml/(unfold+_int_mm)", "output fill us"]
+                  "_int_mm TOPS", "vkdml/_int_mm", "unfold+_int_mm us", "vkdml/(unfold+_int_mm)", "cuDNN int8 us",
+                  "vkdml/cuDNN", "output fill us"]
         rows = []
-        total_ops = total_vk = total_mm = total_unfold = 0.0
-        mm_complete = unfold_complete = True
+        total_ops = total_vk = total_mm = total_unfold = total_cudnn = 0.0
+        mm_complete = unfold_complete = cudnn_complete = True
         for r in rows_in:
             m, n, k = dims(r["gemm"])
             ops = 2.0 * m * n * k
@@ -296,20 +326,28 @@ def network_tables(vk, markdown):
                 unfold_complete = False
             else:
                 total_unfold += unfold_us * r["count"]
+            cudnn_us = cudnn_int8_conv_us(r)
+            if cudnn_us is None:
+                cudnn_complete = False
+            else:
+                total_cudnn += cudnn_us * r["count"]
             vk_us = r["median_ns"] / 1e3
             rows.append([r["case"].removeprefix(network + " "), str(r["count"]), r["gemm"], kernel_label(r),
                          f"{vk_us:.1f}", f"{r['tops']:.1f}", fmt(mm_us, ".1f"), fmt(mm, ".0f"),
                          fmt(mm and r["tops"] / mm, ".2f"), fmt(unfold_us, ".1f"),
-                         fmt(unfold_us and unfold_us / vk_us, ".2f"),
+                         fmt(unfold_us and unfold_us / vk_us, ".2f"), fmt(cudnn_us, ".1f"),
+                         fmt(cudnn_us and cudnn_us / vk_us, ".2f"),
                          f"{r['output_fill_ns'] / 1e3:.1f}" if "output_fill_ns" in r else "-"])
         mm_total = total_mm if mm_complete and total_mm else None
         unfold_total = total_unfold if unfold_complete and total_unfold else None
+        cudnn_total = total_cudnn if cudnn_complete and total_cudnn else None
         rows.append([f"**total** ({network})" if markdown else f"total ({network})",
                      str(sum(r["count"] for r in rows_in)), f"{total_ops / 1e9:.1f} GOP", "",
                      f"{total_vk:.1f}", f"{total_ops / total_vk / 1e6:.1f}", fmt(mm_total, ".1f"),
                      fmt(mm_total and total_ops / mm_total / 1e6, ".0f"),
                      fmt(mm_total and mm_total / total_vk, ".2f"), fmt(unfold_total, ".1f"),
-                     fmt(unfold_total and unfold_total / total_vk, ".2f"), ""])
+                     fmt(unfold_total and unfold_total / total_vk, ".2f"), fmt(cudnn_total, ".1f"),
+                     fmt(cudnn_total and cudnn_total / total_vk, ".2f"), ""])
         print_table(header, rows, markdown)
 
 
