@@ -15,7 +15,8 @@ host's time to launch it).
 Convolutions get a second table: vkdml's TOPS per path next to
 torch._int_mm (cuBLASLt) on the same GEMM shape (M = N*OH*OW, N = OC,
 K = C*KH*KW; B column-major, its fast layout; no im2col, so it is the GEMM
-alone) and ONNX Runtime's CPU ConvInteger on the whole convolution, where the
+alone), PyTorch's cuDNN int8 convolution (cudnn_int8_conv_us) and ONNX
+Runtime's CPU ConvInteger on the whole convolution, where the
 onnx package is there to build its model. Operations are 2*M*N*K throughout.
 
 A network's layers (vkdml_bench --filter resnet50) get a table per layer
@@ -268,15 +269,20 @@ def convolution_table(vk, markdown):
     # "output fill us": vkCmdFillBuffer over the convolution's output in the
     # same vkdml run, the time writing the output alone takes.
     header = ["case", "GEMM MxNxK", "path", "vkdml us", "vkdml TOPS", "torch._int_mm TOPS", "vkdml/_int_mm",
-              "vkdml/peak", "output fill us", "ORT CPU TOPS"]
-    rows, ort = [], {}
+              "cuDNN int8 TOPS", "vkdml/peak", "output fill us", "ORT CPU TOPS"]
+    rows, ort, cudnn = [], {}, {}
     for r in convs:
         mm = int_mm_tops_cached(r["gemm"])
+        if r["case"] not in cudnn:
+            cudnn_us = cudnn_int8_conv_us(r)
+            m, n, k = dims(r["gemm"])
+            cudnn[r["case"]] = cudnn_us and 2 * m * n * k / cudnn_us / 1e6
         if r["gemm"] not in ort:
             ort[r["gemm"]] = ort_conv_tops(r) if "--ort" in sys.argv else None
         ort_tops = ort[r["gemm"]]
         rows.append([r["case"], r["gemm"], r.get("path", ""), f"{r['median_ns'] / 1e3:.1f}", f"{r['tops']:.1f}",
-                     fmt(mm, ".0f"), fmt(mm and r["tops"] / mm, ".2f"), f"{r['tops'] / peak:.2f}" if peak else "-",
+                     fmt(mm, ".0f"), fmt(mm and r["tops"] / mm, ".2f"), fmt(cudnn[r["case"]], ".0f"),
+                     f"{r['tops'] / peak:.2f}" if peak else "-",
                      f"{r['output_fill_ns'] / 1e3:.1f}" if "output_fill_ns" in r else "-",
                      f"{ort_tops:.3f}" if ort_tops else "-"])
     print_table(header, rows, markdown)
