@@ -55,6 +55,10 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int32 : require
 #extension GL_EXT_spirv_intrinsics : require
 #endif
+#ifdef VKDML_TIMELINE
+#extension GL_ARB_shader_clock : require
+#extension GL_EXT_shader_realtime_clock : require
+#endif
 #include "convolution_integer.glsl"
 #ifndef PACKED
 #define PACKED 0  // 1: the operands come packed in scratch (convolution_integer_pack.comp)
@@ -71,6 +75,7 @@
 #endif
 
 #include "coopmat/tile.glsl"
+#include "coopmat/timeline.glsl"
 #include "coopmat/fragments.glsl"
 #include "coopmat/stage.glsl"
 #include "coopmat/stage_a.glsl"
@@ -80,8 +85,10 @@
 #include "coopmat/epilogue.glsl"
 
 void main() {
+  TIMELINE_START();
   setupInvocation();
   setupStaging();
+  TIMELINE_MARK(1);
   // Tiles over the grid, as in convolution_integer.comp.
   const uint group = ROWS_OF_GROUPS ? groupIndex() : gl_WorkGroupID.x;
   const uint groups = ROWS_OF_GROUPS ? groupCount() : gl_NumWorkGroups.x;
@@ -92,9 +99,15 @@ void main() {
     beginStaging();
     beginPacked();
     beginSums();
+    TIMELINE_MARK(2);
     multiplyTile();
+    TIMELINE_MARK(3);
     addSums();
+    TIMELINE_MARK(4);
     storeOutput();
+    TIMELINE_MARK(14);
     barrier();  // the sums and scratch are read before the next tile resets them
+    TIMELINE_TILE_END(tile);
   }
+  TIMELINE_WRITE();
 }

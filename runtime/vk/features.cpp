@@ -34,6 +34,7 @@ struct OptionalExtensions {
   bool maintenance4 = false;          // its properties are read (maxBufferSize); nothing is enabled
   bool driverProperties = false;      // likewise (the driver's name and id)
   bool smBuiltins = false;            // likewise (the multiprocessor count)
+  bool shaderClock = false;           // kernel development builds: the timeline kernels' clocks
   std::vector<const char*> toEnable;  // the extensions that provide them below the core version
 };
 
@@ -57,6 +58,10 @@ OptionalExtensions optionalExtensions(VkPhysicalDevice physicalDevice, uint32_t 
   o.driverProperties =
       apiVersion >= VK_API_VERSION_1_2 || hasExtension(available, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
   o.smBuiltins = hasExtension(available, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+#ifdef VKDML_KERNEL_OVERRIDE
+  // Kernels from VKDML_KERNEL_DIR may read clocks (tools/kernel_timeline).
+  o.shaderClock = byVersionOrExtension(~0u, VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+#endif
   return o;
 }
 
@@ -80,6 +85,7 @@ struct Features {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pipelineStatistics{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  VkPhysicalDeviceShaderClockFeaturesKHR shaderClock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
   Features(const OptionalExtensions& has) {
     core.pNext = &address;
     address.pNext = &storage8;
@@ -96,6 +102,7 @@ struct Features {
     if (has.cooperativeMatrixKHR) append(cooperativeMatrixKHR);
     if (has.subgroupSizeControl) append(subgroupSizeControl);
     if (has.pipelineStatistics) append(pipelineStatistics);
+    if (has.shaderClock) append(shaderClock);
   }
   Features(const Features&) = delete;
 };
@@ -284,6 +291,8 @@ void createLogicalDevice(Device::Impl& d) {
   enabled.subgroupSizeControl.computeFullSubgroups = supported.subgroupSizeControl.computeFullSubgroups;
   enabled.pipelineStatistics.pipelineExecutableInfo = supported.pipelineStatistics.pipelineExecutableInfo;
   d.pipelineStatistics = supported.pipelineStatistics.pipelineExecutableInfo;
+  enabled.shaderClock.shaderSubgroupClock = supported.shaderClock.shaderSubgroupClock;
+  enabled.shaderClock.shaderDeviceClock = supported.shaderClock.shaderDeviceClock;
 
   auto available = deviceExtensions(d.physicalDevice);
   std::vector<const char*> extensions = has.toEnable;

@@ -69,6 +69,7 @@ void storeOutput() {
         barrier();
       else
         WARP_BARRIER();
+      TIMELINE_PASS_START(ip, j);
       // Each fragment at its rows (FRAG_M / 4 uvec4 of a column) and columns.
       [[unroll]] for (uint h = 0; h < 2; ++h)
         [[unroll]] for (uint si = 0; si < SUB_M; ++si)
@@ -108,6 +109,7 @@ void storeOutput() {
             OutputRef(address).value = ACCUMULATE_OUTPUT ? OutputReadRef(address).value + value : value;
         }
       }
+      TIMELINE_PASS_END(ip * FN + j);
     }
   }
 }
