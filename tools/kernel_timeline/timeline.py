@@ -20,6 +20,19 @@ def spread(values):
     return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}"
 
 
+def alive(records):
+    """How many workgroups ran at once: at most, and on average over the dispatch's span."""
+    events = sorted([(r[0], 1) for r in records] + [(r[1], -1) for r in records])
+    count = most = area = 0
+    last = events[0][0]
+    for at, change in events:
+        area += count * (at - last)
+        last = at
+        count += change
+        most = max(most, count)
+    return most, area / max(events[-1][0] - events[0][0], 1)
+
+
 def report(path):
     data = open(path, "rb").read()
     records = []
@@ -42,6 +55,9 @@ def report(path):
           f"SM clock {ghz:.2f} GHz")
     print(f"  starts (µs after the first): {spread([(r[0] - start) / 1e3 for r in records])}; "
           f"ends: {spread([(r[1] - start) / 1e3 for r in records])}")
+    most, mean = alive(records)
+    print(f"  workgroups alive at once: at most {most}, on average {mean:.1f} (divide by the SMs for "
+          f"workgroups per SM)")
     steps = [("set up", 0, 1), ("tile set up", 1, 2), ("K loop", 2, 3), ("sums", 3, 4), ("epilogue", 4, 14),
              ("last barrier", 14, 15)]
     parts = []
