@@ -47,17 +47,22 @@ def report(path):
         return
     start = min(r[0] for r in records)
     # Cycles over the whole workgroup (mark 15) against its device-clock span: the SM clock.
-    ghz = statistics.median(r[18] / max(r[1] - r[0], 1) for r in records if r[18])
+    # Kernels built with --spans record no marks.
+    marked = [r for r in records if r[18]]
+    ghz = statistics.median(r[18] / max(r[1] - r[0], 1) for r in marked) if marked else 0
     us = lambda cycles: cycles / ghz / 1e3
     mark = lambda r, i: r[3 + i]
     print(f"{name}: {len(records)} workgroups, {records[0][2] >> 32} K steps in the first tile, "
-          f"{(max(r[1] for r in records) - start) / 1e3:.2f} µs from the first start to the last end, "
-          f"SM clock {ghz:.2f} GHz")
+          f"{(max(r[1] for r in records) - start) / 1e3:.2f} µs from the first start to the last end" +
+          (f", SM clock {ghz:.2f} GHz" if marked else ""))
     print(f"  starts (µs after the first): {spread([(r[0] - start) / 1e3 for r in records])}; "
-          f"ends: {spread([(r[1] - start) / 1e3 for r in records])}")
+          f"ends: {spread([(r[1] - start) / 1e3 for r in records])}; "
+          f"lives: {spread([(r[1] - r[0]) / 1e3 for r in records])}")
     most, mean = alive(records)
     print(f"  workgroups alive at once: at most {most}, on average {mean:.1f} (divide by the SMs for "
           f"workgroups per SM)")
+    if not marked:
+        return
     steps = [("set up", 0, 1), ("tile set up", 1, 2), ("K loop", 2, 3), ("sums", 3, 4), ("epilogue", 4, 14),
              ("last barrier", 14, 15)]
     parts = []
