@@ -468,6 +468,46 @@ TEST_CASE("convolution plan: Auto packs the input channels-last over more than o
   CHECK(aPacking(SameConv(1, 128, 128, 28, 28, 3)) == vkdml::shader::A_GATHERED);  // 784 rows, 36 steps
 }
 
+// A 1x1 kernel of stride 2 without padding (a ResNet's downsampling layer)
+// over n x c x h x w, the output's width `ow` (end padding where it passes
+// w / 2).
+struct Down {
+  Desc input, filter, output;
+  UINT twos[2] = {2, 2}, ones[2] = {1, 1}, zeros[2] = {0, 0}, endPadding[2] = {0, 0};
+  DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv{};
+  Down(UINT n, UINT c, UINT oc, UINT h, UINT w, UINT ow)
+      : input(DML_TENSOR_DATA_TYPE_UINT8, {n, c, h, w}),
+        filter(DML_TENSOR_DATA_TYPE_INT8, {oc, c, 1, 1}),
+        output(DML_TENSOR_DATA_TYPE_INT32, {n, oc, (h + 1) / 2, ow}) {
+    endPadding[1] = 2 * ow > w ? 2 * ow - w : 0;
+    conv = {&input.tensor, nullptr, &filter.tensor, nullptr, &output.tensor, 2, twos, ones, zeros, endPadding, 1};
+  }
+};
+
+// Where a quad's 4 pixels are the even bytes of 8 inside a row of whole
+// words, the GEMM gathers A (INPUT_ROWS_STRIDE2) and Auto packs nothing.
+TEST_CASE("convolution plan: a 1x1 kernel of stride 2 gathers A from words") {
+  const vkdml::DeviceInfo gpu = withMultiprocessors(fullDevice(), 132);
+  auto gemm = [&](const Down& c) {
+    const vkdml::Operator op = test::device().createOperator({DML_OPERATOR_CONVOLUTION_INTEGER, &c.conv});
+    vkdml::CompileOptions options;
+    options.convolutionPath = vkdml::ConvolutionPath::CooperativeMatrix;
+    const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(gpu, options, {});
+    REQUIRE_FALSE(dispatches.empty());
+    uint32_t flags = 0;
+    for (const auto& [id, value] : dispatches.back().specialization)
+      if (id == 9) flags = value;  // FLAGS (VKDML_CONVOLUTION_GEOMETRY)
+    return std::make_pair(dispatches.size(), (flags & vkdml::shader::INPUT_ROWS_STRIDE2) != 0);
+  };
+  // ResNet-50's layer2 down at batch 32 and 1: the GEMM alone.
+  CHECK(gemm(Down(32, 256, 512, 56, 56, 28)) == std::make_pair(size_t(1), true));
+  CHECK(gemm(Down(1, 256, 512, 56, 56, 28)) == std::make_pair(size_t(1), true));
+  // Output rows of 14 (no whole quads), and quads past the row (end
+  // padding): byte gathers, so A is packed.
+  CHECK(gemm(Down(32, 512, 1024, 28, 28, 14)) == std::make_pair(size_t(2), false));
+  CHECK(gemm(Down(32, 256, 512, 56, 12, 8)) == std::make_pair(size_t(2), false));
+}
+
 // The shape of "convolution_integer: a filter zero point at the middle of
 // its type" takes the 8-warp tiles of 256 columns, A packed or gathered.
 TEST_CASE("convolution plan: 256-column tiles for the symmetric zero points") {

@@ -322,6 +322,29 @@ TEST_CASE("convolution_integer: 1x1 input quads across rows") {
       rng);
 }
 
+// x stride 2 over rows of whole words, a kernel 1 wide without x padding and
+// OW % 4 == 0: the cooperative-matrix kernel reads each quad as the even
+// bytes of two aligned words (y padding and a 3-tall kernel included); not
+// where OW % 4 != 0, the quads pass the row's end (end padding) or rows are
+// 18 bytes apart.
+TEST_CASE("convolution_integer: 1x1 of stride 2 over rows of whole words") {
+  std::mt19937_64 rng(137);
+  Case tall = case2d({2, 8, 7, 16}, {20, 8, 3, 1}, 1, 1, 1, 1, 1);
+  tall.strides = {1, 2};
+  tall.startPadding = tall.endPadding = {1, 0};
+  Case pastRow = case2d({1, 16, 4, 12}, {20, 16, 1, 1}, 2, 1, 0, 0, 1);
+  pastRow.endPadding = {0, 4};
+  Case rows18 = case2d({2, 16, 6, 16}, {36, 16, 1, 1}, 2, 1, 0, 0, 1);
+  rows18.inputStrides = {16 * 6 * 18, 6 * 18, 18, 1};
+  Case rows20 = rows18;
+  rows20.inputStrides = {16 * 6 * 20, 6 * 20, 20, 1};
+  runVariants(
+      {case2d({2, 16, 8, 16}, {40, 16, 1, 1}, 2, 1, 0, 0, 1), case2d({1, 64, 12, 24}, {70, 64, 1, 1}, 2, 1, 0, 0, 1),
+       case2d({3, 40, 6, 8}, {33, 40, 1, 1}, 2, 1, 0, 0, 1), case2d({2, 64, 8, 8}, {70, 32, 1, 1}, 2, 1, 0, 0, 2), tall,
+       rows20, case2d({1, 16, 8, 12}, {20, 16, 1, 1}, 2, 1, 0, 0, 1), pastRow, rows18},
+      rng);
+}
+
 TEST_CASE("convolution_integer: a short K over 2048 tiles of rows [large]") {
   // The pack writes such an im2col matrix a row per item (VKDML_PACK_A_ROWS,
   // the stem at batch 32) where both operands are packed, and the GEMM

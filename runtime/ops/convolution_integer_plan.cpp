@@ -143,6 +143,11 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
                          (p.inputH == 1 || p.inputStrides[2] == p.inputW) && (uint64_t(p.inputH) * p.inputW) % 4 == 0 &&
                          p.inputStrides[0] % 4 == 0 && p.inputStrides[1] % 4 == 0 && input.offsetAlignment >= 4;
   const bool contiguousRows = (p.inputStrides[3] == 1 && p.strideX == 1 && p.outputW % 4 == 0 && wordRows) || imageRows;
+  // The cooperative-matrix kernel alone also reads quads of x stride 2 from
+  // such rows (a kernel 1 wide, no x padding, the quads' 8 bytes inside the
+  // row) as the even bytes of two aligned words: the 1x1/2 layers of ResNets.
+  const bool stride2Rows = p.inputStrides[3] == 1 && p.strideX == 2 && p.kernelW == 1 && p.padX == 0 &&
+                           p.outputW % 4 == 0 && uint64_t(2) * p.outputW <= p.inputW && wordRows;
   // The cooperative-matrix GEMM's tiles: 256 columns where they fit (A is
   // then staged once per 256 output channels: measured faster than 128,
   // bench/results/four_warp_tiles.md), unless narrower ones pay (below). The
@@ -217,8 +222,10 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     if (p.kTiles == 2) p.flags |= shader::K_TWO_STEPS;
     // Channels-last A needs whole K steps of one tap: groups of a multiple of 32 channels.
     const bool channelsLastSteps = p.groupChannels % shader::COOPMAT_BK == 0;
-    ConvolutionPacking packs = choosePacking(options, defaults, contiguousRows, p.M, p.groupOutputChannels, p.groupK,
-                                             p.kernelH == 1 && p.kernelW == 1, channelsLastSteps, filter.owned);
+    if (stride2Rows) p.flags |= shader::INPUT_ROWS_STRIDE2;
+    ConvolutionPacking packs =
+        choosePacking(options, defaults, contiguousRows || stride2Rows, p.M, p.groupOutputChannels, p.groupK,
+                      p.kernelH == 1 && p.kernelW == 1, channelsLastSteps, filter.owned);
     if (packs == ConvolutionPacking::ChannelsLast && !channelsLastSteps) packs = ConvolutionPacking::Filter;
     const uint64_t aBytes = packs == ConvolutionPacking::Both           ? packedA
                             : packs == ConvolutionPacking::ChannelsLast ? channelsLastA

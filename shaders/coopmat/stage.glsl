@@ -3,7 +3,8 @@
 //
 // A is staged in quads of 4 rows x 4 k: where 4 consecutive m are 4
 // consecutive input bytes (ROWS_CONTIGUOUS) a quad is aligned word loads,
-// funnel shifts and a 4x4 byte transpose, otherwise 16 byte gathers. Warp w
+// funnel shifts and a 4x4 byte transpose; where they are the even bytes of
+// 8 (ROWS_STRIDE2), two aligned word loads per k; otherwise 16 byte gathers. Warp w
 // stages k quad w of all 32 row quads, lane l row quad l: each load
 // instruction reads one tap of 128 consecutive m, a few cache lines (k quads
 // across the lanes read 8 taps, 8 lines); a word that straddles into the
@@ -53,14 +54,15 @@ void setupStaging() {
 // is a multiple of 4 (OW % 4 == 0), so x stays word-aligned and each tap's
 // byte shift is a constant of kx; or (a 1x1 kernel over images whose rows
 // lie back to back, H * W % 4 == 0) they are 4 consecutive bytes of one
-// image, from an aligned word, whatever their rows. Offsets wrap (padding)
-// but are only used in range.
+// image, from an aligned word, whatever their rows. Stride-2 rows too: ox
+// a multiple of 4 puts x at a multiple of 8. Offsets wrap (padding) but are
+// only used in range.
 bool rowValid[4];
 COORD_T iy0[4], ix0[4];
 INDEX_T pixelBase[4];
 bool highFromNext;  // contiguous rows: the next lane's quad continues this one's output row
 uint rowMask;       // the bytes of rows below M (gathered rows)
-uint quadK;         // contiguous rows: 4, or 0 for a quad past M (M % 4 == 0)
+uint quadK;         // contiguous or stride-2 rows: 4, or 0 for a quad past M (M % 4 == 0)
 int rowPartial[4];  // this invocation's shares of the row and column sums
 int colPartial[2];
 // Where this invocation's B chunks start: filter row n0 + chunk/2, at k
@@ -98,10 +100,10 @@ void beginStaging() {
                    INDEX_T(ix0[j]) * inS3;
   }
   rowMask = 0;
-  if (!ROWS_CONTIGUOUS)
+  if (!ROWS_WORDS)
     [[unroll]] for (uint j = 0; j < 4; ++j)
       if (rowValid[j]) rowMask |= 0xFFu << (8 * j);
-  quadK = !ROWS_CONTIGUOUS || rowValid[0] ? 4u : 0u;
+  quadK = !ROWS_WORDS || rowValid[0] ? 4u : 0u;
   rowPartial = int[4](0, 0, 0, 0);
   colPartial = int[2](0, 0);
   [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) {

@@ -6,7 +6,14 @@
 void loadAK(uint q, uint i, uint c, uint ky, uint kx) {
   const uint dy = ky * DILATION_Y, dx = kx * DILATION_X;
   const bool kValid = i < staged.aCount[q];
-  if (ROWS_CONTIGUOUS) {
+  if (ROWS_STRIDE2) {
+    // x = 2 * ox from a multiple of 8, inside the row (2 * OW <= W): both words.
+    const bool rowIn = kValid && (Y_IN_RANGE || inRange(iy0[0] + COORD_T(dy), p.inputH));
+    const INDEX_T offset = pixelBase[0] + INDEX_T(c) * inS1 + INDEX_T(dy) * inS2;
+    staged.aLow[q][i] = rowIn ? WordRef(inputAddress + uint64_t(offset)).value : xzWord;
+    staged.aHigh[q][i] = rowIn ? WordRef(inputAddress + uint64_t(offset + 4)).value : xzWord;
+    staged.aShift[q][i] = 0;
+  } else if (ROWS_CONTIGUOUS) {
     const int xOff = int(dx) - int(PAD_X), xAligned = xOff & ~3;
     const COORD_T x0 = ix0[0] + COORD_T(xAligned);
     const bool rowIn = kValid && (Y_IN_RANGE || inRange(iy0[0] + COORD_T(dy), p.inputH));
@@ -70,16 +77,17 @@ void loadAStep(uint kt) {
   }
 }
 
-// The 4 bytes of k i of quad q: funnel-shifted, flipped to INT8, 0 past M
-// and Kg. The high word: the next lane's low word where its quad continues
-// the row.
+// The 4 bytes of k i of quad q: funnel-shifted (stride 2: the even bytes
+// of both words), flipped to INT8, 0 past M and Kg. The high word: the next
+// lane's low word where its quad continues the row.
 uint aWord(uint q, uint i, uvec4 nextLow) {
   if (i >= staged.aCount[q]) return 0u;
-  const uint high = highFromNext ? nextLow[i] : staged.aHigh[q][i];
-  const uint word = staged.aShift[q][i] == 0
-                        ? staged.aLow[q][i]
-                        : (staged.aLow[q][i] >> staged.aShift[q][i]) | (high << (32 - staged.aShift[q][i]));
-  return (word ^ INPUT_FLIP) & (ROWS_CONTIGUOUS ? ~0u : rowMask);
+  const uint low = staged.aLow[q][i], high = highFromNext && !ROWS_STRIDE2 ? nextLow[i] : staged.aHigh[q][i];
+  const uint word = ROWS_STRIDE2 ? (low & 0xFFu) | ((low >> 8) & 0xFF00u) | ((high << 16) & 0xFF0000u) |
+                                       ((high << 8) & 0xFF000000u)
+                    : staged.aShift[q][i] == 0 ? low
+                                               : (low >> staged.aShift[q][i]) | (high << (32 - staged.aShift[q][i]));
+  return (word ^ INPUT_FLIP) & (ROWS_WORDS ? ~0u : rowMask);
 }
 
 // Stores the registers into buffer `b` and adds them to the sums.

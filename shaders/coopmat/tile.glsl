@@ -13,6 +13,8 @@ const bool HAS_WZ = (FLAGS & HAS_FILTER_ZERO_POINT) != 0;
 const bool INPUT_SIGNED = (FLAGS & INPUT_SIGNED_FLAG) != 0;
 const bool FILTER_SIGNED = (FLAGS & FILTER_SIGNED_FLAG) != 0;
 const bool ROWS_CONTIGUOUS = (FLAGS & INPUT_ROWS_CONTIGUOUS) != 0;
+const bool ROWS_STRIDE2 = (FLAGS & INPUT_ROWS_STRIDE2) != 0;
+const bool ROWS_WORDS = ROWS_CONTIGUOUS || ROWS_STRIDE2;  // a quad's row 0 locates its 4 bytes (stage.glsl)
 const bool Y_IN_RANGE = (FLAGS & TAPS_Y_IN_RANGE) != 0;
 const bool X_IN_RANGE = (FLAGS & TAPS_X_IN_RANGE) != 0;
 const bool K_CONTIGUOUS = (FLAGS & FILTER_K_CONTIGUOUS) != 0;

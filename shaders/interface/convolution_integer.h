@@ -98,13 +98,20 @@ const uint B_FROM_FILTER = 65536u;
 // row (VKDML_COOPMAT_ROW4), one barrier per pair of steps, the next pair
 // stored while other warps multiply (shaders/coopmat/multiply.glsl).
 const uint K_PAIRED_ROWS = 131072u;
+// The cooperative-matrix GEMM alone, where it gathers A: x stride 2 over
+// rows of whole words (W stride 1, 4-byte aligned, as INPUT_WORD_ROWS), a
+// kernel 1 wide without x padding, OW % 4 == 0 and 2 * OW <= W: the 4 input
+// bytes of 4 consecutive m from a multiple of 4 are the even bytes of two
+// aligned words.
+const uint INPUT_ROWS_STRIDE2 = 262144u;
 // The flags of gathering A and B from the tensors, which the
 // cooperative-matrix GEMM does not read where A comes in scratch (A_IM2COL,
 // A_CHANNELS_LAST; the pack read them): the plan leaves them out of that
 // GEMM's constants, with all of the geometry (channels-last A takes its
 // taps' from ConvParams), so that layers of other shapes share its pipelines.
 const uint GATHER_FLAGS =
-    INPUT_ROWS_CONTIGUOUS | TAPS_Y_IN_RANGE | TAPS_X_IN_RANGE | FILTER_K_CONTIGUOUS | K_WHOLE_STEPS | K_TWO_STEPS;
+    INPUT_ROWS_CONTIGUOUS | INPUT_ROWS_STRIDE2 | TAPS_Y_IN_RANGE | TAPS_X_IN_RANGE | FILTER_K_CONTIGUOUS |
+    K_WHOLE_STEPS | K_TWO_STEPS;
 
 // convolution_integer.comp: the tile shape.
 #define VKDML_CONVOLUTION_INTEGER_CONSTANTS(X)                                                \
