@@ -36,7 +36,7 @@
 // functions.
 //
 // Defines: WARPS (8, 4 or 16), FN (blocks per warp
-// along n: 2 or 4), INDEX_BITS (32 or 64), FRAG_M, FRAG_N, FRAG_K (the
+// along n: 1, 2 or 4), FM (along m: 4, or 3 for tiles of 96 rows), INDEX_BITS (32 or 64), FRAG_M, FRAG_N, FRAG_K (the
 // fragment shape, fragments.glsl; 16, 16, 32 by default),
 // and one of COOPMAT_NV (GL_NV_cooperative_matrix) or COOPMAT_EMULATED (the
 // matrix operations in plain GLSL, to test the rest of this kernel on any

@@ -57,6 +57,13 @@ std::shared_ptr<vkdml::Device> createDevice() {
   return vkdml::Device::create(testDeviceOptions());
 }
 
+ScopedDevice::ScopedDevice() : previous(sharedDevice()) {
+  deviceSlot() = createDevice();
+}
+ScopedDevice::~ScopedDevice() {
+  deviceSlot() = std::move(previous);
+}
+
 ScopedEnvironment::ScopedEnvironment(std::string variable, const std::string& value) : name(std::move(variable)) {
   if (const char* old = std::getenv(name.c_str())) previous = old;
   setenv(name.c_str(), value.c_str(), 1);

@@ -26,6 +26,15 @@ std::shared_ptr<vkdml::Device> sharedDevice();
 // A new Device with the test device's options: one that reads the
 // environment as it is now (a Device reads it once, when created).
 std::shared_ptr<vkdml::Device> createDevice();
+// While it lives, device() is a new Device, created with the environment as
+// it is then (the one before comes back after).
+struct ScopedDevice {
+  std::shared_ptr<vkdml::Device> previous;
+  ScopedDevice();
+  ~ScopedDevice();
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+};
 
 // Sets an environment variable for the scope.
 struct ScopedEnvironment {

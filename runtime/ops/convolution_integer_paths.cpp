@@ -248,6 +248,12 @@ void convolutionDefaultsFromEnvironment(PlanDefaults& defaults) {
     if (!invalid.empty()) throwInvalid("Device", "VKDML_DOT_TILE", concat(invalid, ", not \"", value, "\""));
     defaults.dotTile = {t.bm, t.bn, t.bk, t.tm, t.tn};
   }
+  if (const char* env = std::getenv("VKDML_COOPMAT_ROWS"); env && *env) {
+    const std::string value = env;
+    if (value != "96" && value != "128")
+      throwInvalid("Device", "VKDML_COOPMAT_ROWS", concat("must be 96 or 128, not \"", value, "\""));
+    defaults.coopmatRows = value == "96" ? 96 : 128;
+  }
   if (const char* env = std::getenv("VKDML_CONVOLUTION_PACKING"); env && *env) {
     const std::string value = env;
     if (value == "0")

@@ -321,17 +321,30 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       p.tiles = p.mTiles * p.nTiles * groups;
       packedB = (Checked(groups) * nTiles * kTiles * (bn * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
     }
-    const uint32_t bm = shader::coopmatBM(warps);
-    if (sixteenWarps) {
+    // Tiles of 96 rows (the _m96 variants, 3 x 2 fragments a warp) in place
+    // of 128 where A comes channels-last on 8-warp tiles of 128 columns, K
+    // not split, if they take no more waves over the device's
+    // multiprocessors: more of them busy, each tile's K step at 0.87-0.92 of
+    // the time for 0.75 of the multiplies (bench/results/gemm_limits.md).
+    // $VKDML_COOPMAT_ROWS (defaults.coopmatRows) takes them wherever they
+    // apply (96) or nowhere (128).
+    const uint32_t shortBM = shader::coopmatBM(8, shader::COOPMAT_SHORT_FM);
+    const uint64_t shortTiles = (uint64_t(p.M) + shortBM - 1) / shortBM * p.nTiles * groups;
+    const bool shortFits = aPacking == shader::A_CHANNELS_LAST && warps == 8 && bn == 128 && indexBits == 32 &&
+                           !prefetch && !eightSplit && sameShape(fragment, kFragmentShapes[0]);
+    const bool shortRows = shortFits && (defaults.coopmatRows != 0 ? defaults.coopmatRows == shortBM
+                                                                   : sms != 0 && waves(shortTiles) <= waves(p.tiles));
+    const uint32_t bm = shortRows ? shortBM : shader::coopmatBM(warps);
+    if (sixteenWarps || shortRows) {
       p.mTiles = (p.M + bm - 1) / bm;
       p.tiles = p.mTiles * p.nTiles * groups;
     }
     const uint64_t scratchBytes = aBytes + packedB;
     // The KHR variants are the NV ones translated (tools/spirv_nv_to_khr): the same plan.
     d.kernel = path == ConvolutionPath::CooperativeMatrixKHR
-                   ? convolutionIntegerCoopmatKhrKernel(warps, bn, indexBits, packing, prefetch, fragment.m, fragment.n,
-                                                        fragment.k)
-                   : convolutionIntegerCoopmatKernel(emulated, warps, bn, indexBits, packing, prefetch, fragment.m,
+                   ? convolutionIntegerCoopmatKhrKernel(warps, bm, bn, indexBits, packing, prefetch, fragment.m,
+                                                        fragment.n, fragment.k)
+                   : convolutionIntegerCoopmatKernel(emulated, warps, bm, bn, indexBits, packing, prefetch, fragment.m,
                                                      fragment.n, fragment.k);
     // The geometry and flags as specialization constants, for the driver to fold.
     using Coopmat = shader::ConvolutionIntegerCoopmatConstants;

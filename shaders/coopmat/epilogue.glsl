@@ -19,9 +19,10 @@ void beginSums() {
 // After the last: each row and column has several contributors.
 void addSums() {
   if (NEED_ROW_SUMS) {
-    if (A_IN_SCRATCH)
-      [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) atomicAdd(rowSums[(t + r * WG) / 2], rowPartial[r]);
-    else
+    if (A_IN_SCRATCH) {
+      [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r)
+        IN_TILE_A_CHUNK(r, atomicAdd(rowSums[(t + r * WG) / 2], rowPartial[r]))
+    } else
       [[unroll]] for (uint j = 0; j < 4; ++j) atomicAdd(rowSums[quadTileRow(aQuadRow, j)], rowPartial[j]);
   }
   if (NEED_COL_SUMS && stagesB)
@@ -44,6 +45,17 @@ int corrected(uint scratch, uint offset, uint c, int rowSum, int wz, int colSum)
 // m, each store instruction 32 consecutive m of a channel. These loops are
 // unrolled like every loop that indexes `acc` (FRAGMENT_LOOP): a dynamic
 // index would move the accumulators out of registers.
+//
+// Tiles of 96 rows (FM 3, A in scratch): each warp's last pass holds one
+// fragment, the first 16 of its 32 rows; the other 16 belong to the next
+// warp or lie past the tile, and their row sums are not read.
+#if FM == 3
+#define IN_PASS(ip, passRow, inM) ((inM) && (2 * (ip) + 1 < FM || (passRow) < 16))
+#define ROW_SUM(row) rowSums[min(row, BM - 1)]
+#else
+#define IN_PASS(ip, passRow, inM) (inM)
+#define ROW_SUM(row) rowSums[row]
+#endif
 void storeOutput() {
   const uint scratch = warp * SCRATCH_WARP4;
   // Read once: a parameter read between output stores would be repeated
@@ -51,13 +63,13 @@ void storeOutput() {
   const INDEX_T outputChannelStride = INDEX_T(p.outputStrides[1]);
   const uint columnsLeft = Ng - n0;
   const bool quadStores = OUTPUT_QUADS && !SPLIT_K && (uint(outputAddress) & 15u) == 0;
-  FRAGMENT_LOOP for (uint ip = 0; ip < FM / 2; ++ip) {
-    const uint rowBase = (warpM * FM + 2 * ip) * 16;  // a multiple of 32: m0 + rowBase + 0..31 are its m
+  FRAGMENT_LOOP for (uint ip = 0; ip < (FM + 1) / 2; ++ip) {
+    const uint rowBase = (warpM * FM + 2 * ip) * 16;  // m0 + rowBase + 0..31 are its m (a multiple of 32 where rows interleave)
     // This lane's first m: rowBase + lane, or the quad's first where quadStores.
     const uint mQuad = lane % 8, quadGroup = lane / 8;
     const uint row = rowBase + lane;
     const uint m = m0 + (quadStores ? rowBase + 4 * mQuad : tileRowM(row));
-    const bool valid = m - m0 < M - m0;  // for quads: all 4 (M % 4 == 0)
+    const bool valid = IN_PASS(ip, quadStores ? 4 * mQuad : lane, m - m0 < M - m0);  // for quads: all 4 (M % 4 == 0)
     const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
     const INDEX_T outRow = INDEX_T(batch) * INDEX_T(p.outputStrides[0]) + INDEX_T(oy) * INDEX_T(p.outputStrides[2]) +
                            INDEX_T(ox) * INDEX_T(p.outputStrides[3]) + INDEX_T(g * Ng + n0) * outputChannelStride;
@@ -71,7 +83,12 @@ void storeOutput() {
         WARP_BARRIER();
       TIMELINE_PASS_START(ip, j);
       // Each fragment at its rows (FRAG_M / 4 uvec4 of a column) and columns.
-      [[unroll]] for (uint h = 0; h < 2; ++h)
+#if FM == 3
+      const uint passFragments = 2 * ip + 1 < FM ? 2 : 1;
+#else
+      const uint passFragments = 2;
+#endif
+      [[unroll]] for (uint h = 0; h < passFragments; ++h)
         [[unroll]] for (uint si = 0; si < SUB_M; ++si)
           [[unroll]] for (uint sj = 0; sj < SUB_N; ++sj)
             STORE_ACC(acc[accIndex(2 * ip + h, j, si, sj)],
@@ -84,7 +101,7 @@ void storeOutput() {
         [[unroll]] for (uint e = 0; e < 4; ++e) quadRow[e] = ROWS_INTERLEAVED ? mQuad + 8 * e : 4 * mQuad + e;
         ivec4 rowSum4 = ivec4(0);
         if (NEED_ROW_SUMS)
-          [[unroll]] for (uint e = 0; e < 4; ++e) rowSum4[e] = rowSums[rowBase + quadRow[e]];
+          [[unroll]] for (uint e = 0; e < 4; ++e) rowSum4[e] = ROW_SUM(rowBase + quadRow[e]);
         [[unroll]] for (uint q = 0; q < 4; ++q) {
           const uint c = 4 * q + quadGroup, column = column0 + c;
           if (!valid || column >= columnsLeft) continue;
@@ -96,7 +113,7 @@ void storeOutput() {
           Output4Ref(address).value = value;
         }
       } else {
-        const int rowSum = NEED_ROW_SUMS ? rowSums[row] : 0;
+        const int rowSum = NEED_ROW_SUMS ? ROW_SUM(row) : 0;
         [[unroll]] for (uint c = 0; c < 16; ++c) {
           const uint column = column0 + c;
           if (!valid || column >= columnsLeft) continue;

@@ -38,7 +38,8 @@ void stepK(inout uint c, inout uint ky, inout uint kx) {
   ++c;
 }
 
-const uint A_QUADS = (BM / 4) * (BK / 4) / WG;
+// (At least 1: the 96-row variants, whose A comes from scratch alone, declare them unused.)
+const uint A_QUADS = max((BM / 4) * (BK / 4) / WG, 1u);
 uint aQuadK, aQuadRow;
 bool nextIsNeighbor;  // the next lane is invocation t + 1 (the shuffles in storeAStep read it)
 void setupStaging() {

@@ -25,7 +25,7 @@ void beginPacked() {}
 const bool B_FILTER_ROWS = (FLAGS & B_FROM_FILTER) != 0;
 uint64_t aBlocks[A_CHUNKS], bBlocks;  // this invocation's chunks of the tile's first step (channels-last A: of tap 0)
 uvec4 aChunk[A_CHUNKS];
-// Channels-last A: whether each chunk's row lies below M, the padded
+// Channels-last A: whether each chunk's row lies in the tile below M, the padded
 // input's width and channels (its pixel's stride), and the next step's
 // place: channel aC of tap (ky, aKx), at aTapOffset from tap (0, 0). Each
 // step is loaded once, in order, so the place steps on without dividing by
@@ -50,7 +50,11 @@ void beginPacked() {
     clRowStep = (p.dilationY * paddedW - clKW * p.dilationX) * channels;
     [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) {
       const uint row = (t + r * WG) / 2, m = m0 + row;
+#if FM == 3
+      aRowValid[r] = row < M - m0 && row < BM;  // 96-row tiles: no load for the last 64 invocations
+#else
       aRowValid[r] = row < M - m0;
+#endif
       const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
       const uint64_t pixel = uint64_t(batch * paddedH + oy * p.strideY) * paddedW + ox * p.strideX;
       aBlocks[r] = packed + p.packedAOffset + pixel * channels + g * p.groupChannels + 16 * (t % 2);
@@ -69,7 +73,8 @@ void beginPacked() {
 // Step kt's A chunks into aChunk.
 void loadPackedA(uint kt) {
   if (A_PACKING != A_CHANNELS_LAST) {
-    [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) aChunk[r] = Word4Ref(aBlocks[r] + uint64_t(kt) * (BM * 32)).value;
+    [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r)
+      IN_TILE_A_CHUNK(r, aChunk[r] = Word4Ref(aBlocks[r] + uint64_t(kt) * (BM * 32)).value)
     return;
   }
   // k = (ky * KW + kx) * groupChannels + c: the step's 32 channels of one tap.
@@ -108,7 +113,7 @@ void storeStepIn(uint b, uint at) {
   const uint base = b * STAGE4 + at;
   if (A_IN_SCRATCH)
     [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) {
-      tiles[base + ((t + r * WG) / 2) * ROW4 + t % 2] = aChunk[r];
+      IN_TILE_A_CHUNK(r, tiles[base + ((t + r * WG) / 2) * ROW4 + t % 2] = aChunk[r])
       if (ROW_SUMS_ON) rowPartial[r] += signedByteSum(aChunk[r]);
     }
   else

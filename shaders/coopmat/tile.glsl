@@ -3,7 +3,12 @@
 // and the order of the tile's rows.
 
 const uint WARPS_M = VKDML_COOPMAT_WARPS_M(WARPS), WARPS_N = WARPS / WARPS_M;
-const uint FM = COOPMAT_FM;
+// FM: A blocks per warp along m, COOPMAT_FM, or COOPMAT_SHORT_FM where the
+// variant's tiles take 96 rows (-DFM=3). A literal, for the #if that keep the
+// other variants' code as it is.
+#ifndef FM
+#define FM 4
+#endif
 const uint WG = 32 * WARPS;
 VKDML_SPECIALIZATION(ConvolutionIntegerCoopmatConstants, VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS)
 layout(local_size_x = WG) in;  // the host passes WG as WORKGROUP_SIZE: the tiling assumes it
@@ -32,7 +37,7 @@ const uint FILTER_FLIP = FILTER_SIGNED ? 0u : 0x80808080u;
 // nonzero, the column sums where the flipped input zero point can.
 const bool NEED_ROW_SUMS = !FILTER_SIGNED || HAS_WZ;
 const bool NEED_COL_SUMS = !INPUT_SIGNED || HAS_XZ;
-const uint BM = VKDML_COOPMAT_BM(WARPS);  // tile rows (output pixels)
+const uint BM = VKDML_COOPMAT_ROWS(WARPS, FM);  // tile rows (output pixels)
 const uint BN = FN * 16 * WARPS_N;  // tile columns (output channels of the group)
 const uint BK = COOPMAT_BK;         // tile depth: one fragment K
 // K_PAIRED_ROWS (interface/convolution_integer.h): rows of two K steps.
@@ -40,7 +45,18 @@ const bool PAIRED_ROWS = (FLAGS & K_PAIRED_ROWS) != 0;
 const uint ROW4 = VKDML_COOPMAT_ROW4(PAIRED_ROWS);
 const uint STAGE4 = (BM + BN) * ROW4;  // one buffer: A rows, then B rows
 const uint B_CHUNKS = max(BN * 2 / WG, 1u);  // 16-byte B chunks each invocation stages per step: 1 or 2 (16 warps: 1 or 0)
-const uint A_CHUNKS = BM * 2 / WG;     // likewise for A, where it comes packed (A_IN_SCRATCH)
+const uint A_CHUNKS = (BM * 2 + WG - 1) / WG;  // likewise for A, where it comes packed (A_IN_SCRATCH)
+// `statement` where A chunk r of this invocation lies in the tile: 96-row
+// tiles have 192 chunks for 256 invocations (and an epilogue pass of one
+// fragment, epilogue.glsl). The other variants' code stays as it was.
+#if FM == 3
+#define IN_TILE_A_CHUNK(r, statement) \
+  if ((t + (r) * WG) / 2 < BM) {     \
+    statement;                       \
+  }
+#else
+#define IN_TILE_A_CHUNK(r, statement) statement;
+#endif
 // The epilogue's per-warp scratch (interface/convolution_integer.h).
 const uint SCRATCH_COLUMN4 = COOPMAT_SCRATCH_COLUMN4;
 const uint SCRATCH_WARP4 = 16 * SCRATCH_COLUMN4;

@@ -221,7 +221,10 @@ const uint PACK_ROW_MIN_TILES = 2048u;
 // COOPMAT_BK; BN = FN * 64 is the variant's (64, 128 or 256; of 64 the
 // first 2 * BN invocations stage B). The _w4 variants
 // take 4 warps (2 x 2) of 4 x 2 fragments, BN = 64; their invocations
-// stage twice the A of 8 warps'. The _w16 variants take 16
+// stage twice the A of 8 warps'. The _m96 variants take 8 warps of 3 x 2
+// fragments, tiles of 96 x 128, where 128-row tiles would leave more of a
+// GPU idle (convolution_integer_plan.cpp); A comes in scratch, its 192
+// chunks staged by the first 192 invocations. The _w16 variants take 16
 // warps (4 x 4) of 4 x 2 fragments, tiles of 256 x 128: a workgroup of 512
 // invocations fits one SM only within 128 registers, so twice the warps of
 // 8 run per SM (bench/results/occupancy.md); the first 2 * BN invocations
@@ -230,7 +233,9 @@ const uint COOPMAT_WARPS_M = 2u;
 const uint COOPMAT_WARPS_N = 4u;
 const uint COOPMAT_FM = 4u;  // so that BM * BK / 16 A quads = one per invocation of 8 or 16 warps, two of 4
 #define VKDML_COOPMAT_WARPS_M(warps) ((warps) == 16u ? 4u : COOPMAT_WARPS_M)
-#define VKDML_COOPMAT_BM(warps) (COOPMAT_FM * 16u * VKDML_COOPMAT_WARPS_M(warps))
+#define VKDML_COOPMAT_ROWS(warps, fm) ((fm) * 16u * VKDML_COOPMAT_WARPS_M(warps))
+#define VKDML_COOPMAT_BM(warps) VKDML_COOPMAT_ROWS(warps, COOPMAT_FM)
+const uint COOPMAT_SHORT_FM = 3u;  // the _m96 variants' FM
 const uint COOPMAT_WORKGROUP = 32u * COOPMAT_WARPS_M * COOPMAT_WARPS_N;
 const uint COOPMAT_SUBGROUP = 32u;  // the NV variants' warps are subgroups
 const uint COOPMAT_BM = VKDML_COOPMAT_BM(8u);
@@ -273,7 +278,7 @@ constexpr uint coopmatSharedBytes(uint warps, uint bn, bool pairedRows = false) 
   return VKDML_COOPMAT_SHARED_BYTES(warps, bn, pairedRows);
 }
 constexpr uint coopmatWarpsM(uint warps) { return VKDML_COOPMAT_WARPS_M(warps); }
-constexpr uint coopmatBM(uint warps) { return VKDML_COOPMAT_BM(warps); }
+constexpr uint coopmatBM(uint warps, uint fm = COOPMAT_FM) { return VKDML_COOPMAT_ROWS(warps, fm); }
 constexpr bool packBSpans(uint aPacking, uint taps, uint flags) { return VKDML_PACK_B_SPANS(aPacking, taps, flags); }
 constexpr bool packARows(uint aPacking, uint kSteps, uint mTiles) { return VKDML_PACK_A_ROWS(aPacking, kSteps, mTiles); }
 #endif
