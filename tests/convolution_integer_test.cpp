@@ -286,9 +286,18 @@ TEST_CASE("convolution_integer: K split where A is packed, up to 4096 rows") {
 // 44 all the first warp's), 1122 over two images (the last tile's 66 reach
 // the second warp's, not its last pass), 1089 of stride 2, two groups of
 // 160 columns over 1156 rows, a 1x1 kernel over 1152 rows whose outputs
-// take 16-byte stores; 144 to 256 columns (two column tiles). Through the cooperative-matrix paths they run on those
-// tiles, through the others as any shape.
+// take 16-byte stores; 144 to 256 columns (two column tiles). Only through
+// the cooperative-matrix paths, forced or taken by Auto, and not again
+// through a forced packing: the case forces channels-last itself.
 TEST_CASE("convolution_integer: tiles of 96 rows") {
+  const char* path = std::getenv("VKDML_CONVOLUTION_PATH");
+  const vkdml::DeviceInfo& info = test::device().info();
+  const bool coopmat =
+      path ? std::string(path).rfind("coopmat", 0) == 0 : info.cooperativeMatrixInt8 || info.cooperativeMatrixKHRInt8;
+  if (!coopmat || std::getenv("VKDML_CONVOLUTION_PACKING")) {
+    MESSAGE("skipped: not through a cooperative-matrix path, or again through a forced packing");
+    return;
+  }
   std::mt19937_64 rng(141);
   test::ScopedEnvironment rows("VKDML_COOPMAT_ROWS", "96");
   test::ScopedEnvironment packing("VKDML_CONVOLUTION_PACKING", "nhwc");

@@ -64,12 +64,14 @@ void storeOutput() {
   const uint columnsLeft = Ng - n0;
   const bool quadStores = OUTPUT_QUADS && !SPLIT_K && (uint(outputAddress) & 15u) == 0;
   FRAGMENT_LOOP for (uint ip = 0; ip < (FM + 1) / 2; ++ip) {
-    const uint rowBase = (warpM * FM + 2 * ip) * 16;  // m0 + rowBase + 0..31 are its m (a multiple of 32 where rows interleave)
+    // m0 + rowBase + 0..31 are its m (rowBase a multiple of 32 where rows interleave).
+    const uint rowBase = (warpM * FM + 2 * ip) * 16;
     // This lane's first m: rowBase + lane, or the quad's first where quadStores.
     const uint mQuad = lane % 8, quadGroup = lane / 8;
     const uint row = rowBase + lane;
     const uint m = m0 + (quadStores ? rowBase + 4 * mQuad : tileRowM(row));
-    const bool valid = IN_PASS(ip, quadStores ? 4 * mQuad : lane, m - m0 < M - m0);  // for quads: all 4 (M % 4 == 0)
+    // For quads: all 4 (M % 4 == 0).
+    const bool valid = IN_PASS(ip, quadStores ? 4 * mQuad : lane, m - m0 < M - m0);
     const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
     const INDEX_T outRow = INDEX_T(batch) * INDEX_T(p.outputStrides[0]) + INDEX_T(oy) * INDEX_T(p.outputStrides[2]) +
                            INDEX_T(ox) * INDEX_T(p.outputStrides[3]) + INDEX_T(g * Ng + n0) * outputChannelStride;
