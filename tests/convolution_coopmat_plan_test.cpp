@@ -559,7 +559,7 @@ TEST_CASE("convolution plan: tiles of 96 rows") {
   g = gemm(layer3, uncounted, 96);
   CHECK(g.kernel == "convolution_integer_coopmat_nv_m96_n128_i32_packed");
   CHECK(g.workgroups == 132);
-  // Not where A is the im2col matrix or gathered, nor on 16 warps (28 x 28).
+  // Not where A is the im2col matrix or gathered, nor on 256 columns (28 x 28: 196 such tiles).
   CHECK(gemm(layer3, h200, 96, vkdml::ConvolutionPacking::Both).kernel ==
         "convolution_integer_coopmat_nv_n128_i32_packed");
   CHECK(gemm(layer3, h200, 96, vkdml::ConvolutionPacking::Filter).kernel.find("_m96") == std::string::npos);
