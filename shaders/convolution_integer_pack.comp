@@ -15,7 +15,8 @@
 // channels-last from a dense filter an item per 16 channels of a row
 // (packFilterSpan), and the im2col matrix of a short K a row per item
 // (packARow). Last, where ConvParams.outputZeroWords says so, it
-// zeroes the output for the K_SPLIT GEMM after it. Defines: INDEX_BITS (32
+// zeroes the output for the K_SPLIT GEMM after it. The items after A's
+// tiles start past the tiles' workgroups (main). Defines: INDEX_BITS (32
 // or 64), PLANE_WORDS (1: A from whole words of the input's planes,
 // packPlaneWords: channels-last, or the im2col matrix of a 1x1 kernel).
 //
@@ -331,31 +332,36 @@ void main() {
   const uint groupChannels = p.groupChannels;
   const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const InputView view = InputView(inputAddress, inS0, inS1, inS2, inS3, xzBits);
+  // Where A goes by tiles over the first workgroups, the items after them
+  // start on the invocations past those workgroups (the invocations
+  // rotated): none waits for a tile's loads before its own, and at batch 1,
+  // where the tiles are few, the pack ends sooner (bench/results/pack_pass.md).
+  const bool A_TILES = CHANNELS_LAST || PLANE_WORDS == 1;
+  const uint tileInvocations = A_TILES ? min(aChunks, gl_NumWorkGroups.x) * gl_WorkGroupSize.x : 0u;
+  const uint first = (gl_GlobalInvocationID.x + stride - tileInvocations) % stride;
 #if PLANE_WORDS
   packPlaneWords(p, inputAddress, aOut);
   const uint images = p.M / (OUTPUT_H * OUTPUT_W), channels = p.aChunks / (images * PLANE_TILES) * CHANNEL_RUN;
   if (CHANNELS_LAST)
-    for (uint q = gl_GlobalInvocationID.x; q < images * channelsLastBorderPixels() * (channels / 16); q += stride)
+    for (uint q = first; q < images * channelsLastBorderPixels() * (channels / 16); q += stride)
       packChannelsLastBorder(q, channels, xzBits, aOut);
 #else
   if (CHANNELS_LAST) packChannelsLast(p, inputAddress, xzBits, aOut);
 #endif
   if (A_ROWS)
-    for (uint q = gl_GlobalInvocationID.x; q < aChunks / (2 * K_TILES); q += stride) packARow(p, q, view, aOut);
+    for (uint q = first; q < aChunks / (2 * K_TILES); q += stride) packARow(p, q, view, aOut);
   if (B_SPANS)
-    for (uint q = gl_GlobalInvocationID.x; q < (totalChunks - aChunks) / KHW; q += stride)
-      packFilterSpan(p, q, filterAddress, bOut);
+    for (uint q = first; q < (totalChunks - aChunks) / KHW; q += stride) packFilterSpan(p, q, filterAddress, bOut);
   // The output's zeros (K_SPLIT), 4 words per item: the output need not be 16-byte aligned.
   if (p.outputZeroWords > 0) {
     const uint64_t outputAddress = tensorAddress(4);
-    for (uint q = gl_GlobalInvocationID.x; q < (p.outputZeroWords + 3) / 4; q += stride)
+    for (uint q = first; q < (p.outputZeroWords + 3) / 4; q += stride)
       [[unroll]] for (uint e = 0; e < 4; ++e)
         if (4 * q + e < p.outputZeroWords) OutputRef(outputAddress + 4 * uint64_t(4 * q + e)).value = 0;
   }
   if (B_SPANS) return;
   // The other chunks, one per invocation (B's alone where A went by tiles or rows).
-  for (uint q = gl_GlobalInvocationID.x + (CHANNELS_LAST || A_ROWS || PLANE_WORDS == 1 ? aChunks : 0u); q < totalChunks;
-       q += stride) {
+  for (uint q = first + (CHANNELS_LAST || A_ROWS || PLANE_WORDS == 1 ? aChunks : 0u); q < totalChunks; q += stride) {
     const bool isA = q < aChunks;
     const uint chunk = isA ? q : q - aChunks, rows = isA ? BM : BN;
     const uint row = (chunk / 2) % rows, block = chunk / 2 / rows;
