@@ -378,12 +378,7 @@ TEST_CASE("convolution plan: an owned filter over many narrow tiles stays unpack
   auto gemmKernel = [](UINT n, UINT c, UINT oc, UINT hw, bool owned) {
     SameConv conv(n, c, oc, hw, hw, 1);
     if (owned) conv.filter.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
-    const vkdml::Operator op = test::device().createOperator(conv.desc());
-    vkdml::CompileOptions options;
-    options.convolutionPath = vkdml::ConvolutionPath::CooperativeMatrix;
-    const std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(fullDevice(), options, {});
-    REQUIRE_FALSE(dispatches.empty());
-    return std::string(kernelName(dispatches.back().kernel));
+    return std::string(kernelName(planOn(conv, fullDevice()).back().kernel));
   };
   // 784 m tiles of 128 rows (32 images of 56 x 56).
   CHECK(gemmKernel(32, 256, 128, 56, true) == "convolution_integer_coopmat_nv_w16_n128_i32");
@@ -453,7 +448,7 @@ TEST_CASE("convolution plan: two K steps a shared row") {
 // Auto's packing for a 3x3 kernel over a deep K: the input channels-last
 // over more than one tile of rows (128), both (the im2col matrix) over
 // fewer; A gathered where few rows take 16 to 72 K steps into at most 128
-// channels.
+// channels. With an owned filter, channels-last (bench/results/owned_weights.md).
 TEST_CASE("convolution plan: Auto packs the input channels-last over more than one tile of rows") {
   const vkdml::DeviceInfo gpu = fullDevice();
   auto aPacking = [&](const SameConv& c) {
@@ -468,6 +463,12 @@ TEST_CASE("convolution plan: Auto packs the input channels-last over more than o
   CHECK(aPacking(SameConv(1, 512, 512, 7, 7, 3)) == vkdml::shader::A_IM2COL);           // 49
   CHECK(aPacking(SameConv(32, 256, 256, 14, 14, 3)) == vkdml::shader::A_CHANNELS_LAST);
   CHECK(aPacking(SameConv(1, 128, 128, 28, 28, 3)) == vkdml::shader::A_GATHERED);  // 784 rows, 36 steps
+  // An owned filter costs the pack nothing: channels-last for any rows, but not for 1x1 kernels.
+  SameConv owned7(1, 512, 512, 7, 7, 3), owned28(1, 128, 128, 28, 28, 3), owned1x1(1, 256, 256, 28, 28, 1);
+  for (SameConv* c : {&owned7, &owned28, &owned1x1}) c->filter.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+  CHECK(aPacking(owned7) == vkdml::shader::A_CHANNELS_LAST);
+  CHECK(aPacking(owned28) == vkdml::shader::A_CHANNELS_LAST);
+  CHECK(aPacking(owned1x1) == vkdml::shader::A_GATHERED);
 }
 
 // A 1x1 kernel of stride 2 without padding (a ResNet's downsampling layer)

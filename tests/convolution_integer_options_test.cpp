@@ -305,15 +305,15 @@ TEST_CASE("convolution_integer: packing: options, the environment variable, refu
     CHECK(wideKernels.front().rfind("convolution_integer_pack", 0) == 0);
     CHECK_MESSAGE(isEightWarpNarrow(wideKernels.back()), wideKernels.back());
     // A filter flagged DML_TENSOR_FLAG_OWNED_BY_DML is packed by the
-    // initializer alone: the 18-step layer then packs it (the GEMM reads it
-    // packed, no pack per execution), a 1x1 layer of 2 K steps does not.
+    // initializer alone: the 18-step layer then packs it, and each execution
+    // packs the input alone, channels-last (the GEMM reads both packed); a
+    // 1x1 layer of 2 K steps does not.
     // (Tensor::desc(), called by make, refreshes the flags: set after it.)
     const DML_OPERATOR_DESC& ownedDesc = conv.make(input, nullptr, filter, nullptr, output);
     filter.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
     vkdml::CompiledOperator owned = fresh->compileOperator(fresh->createOperator(ownedDesc), {path});
     CHECK(owned.initializerKernelNames() == std::vector<std::string>{"convolution_integer_pack_i32"});
-    for (const std::string& name : owned.kernelNames())  // a fill (K split across the grid), the GEMM
-      CHECK(name.rfind("convolution_integer_pack", 0) != 0);
+    CHECK(owned.kernelNames().front() == "convolution_integer_pack_words_i32");
     CHECK(owned.kernelNames().back().find("_packed") != std::string::npos);
     Tensor pointwise(I8, {64, 64, 1, 1});
     Conv conv1x1{{1, 1}, {1, 1}, {0, 0}, {0, 0}, 1};

@@ -188,6 +188,10 @@ ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaul
   if (options.convolutionPacking != ConvolutionPacking::Auto) return options.convolutionPacking;
   if (defaults.convolutionPacking != ConvolutionPacking::Auto) return defaults.convolutionPacking;
   const ConvolutionPacking packs = measuredPacking(contiguousRows, M, Ng, Kg, oneByOne, channelsLastSteps);
+  // An owned filter costs the pack nothing, so channels-last A pays for
+  // kernels wider than 1x1 whatever the rows (batch 1's 3x3 layers of
+  // 28x28 and 7x7 outputs: bench/results/owned_weights.md).
+  if (filterOwned && !oneByOne && channelsLastSteps && Kg >= 256) return ConvolutionPacking::ChannelsLast;
   const bool manyNarrowTiles =
       Ng <= 128 && (uint64_t(M) + shader::COOPMAT_BM - 1) / shader::COOPMAT_BM >= kSixteenWarpsMinTiles;
   if (packs == ConvolutionPacking::None && filterOwned && Kg >= kOwnedFilterMinK && !manyNarrowTiles)
