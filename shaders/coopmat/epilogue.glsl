@@ -104,12 +104,31 @@ void storeOutput() {
         ivec4 rowSum4 = ivec4(0);
         if (NEED_ROW_SUMS)
           [[unroll]] for (uint e = 0; e < 4; ++e) rowSum4[e] = ROW_SUM(rowBase + quadRow[e]);
+#if WARPS == 4
+        // On 4-warp tiles the pass reads all its values first (every column
+        // of the tile has its sums and zero point, past Ng too), then
+        // stores: their epilogues wait on fewer reads. On 8 and 16 warps
+        // the driver's schedule lost more than that, and their code stays
+        // as it was (bench/results/gemm_limits.md, "each pass's values read
+        // before its stores").
+        ivec4 values[4];
+        [[unroll]] for (uint q = 0; q < 4; ++q) {
+          const uint c = 4 * q + quadGroup, column = column0 + c;
+          const int wz = NEED_ROW_SUMS ? colZeroPoints[column] : 0, colSum = NEED_COL_SUMS ? colSums[column] : 0;
+          [[unroll]] for (uint e = 0; e < 4; ++e)
+            values[q][e] = corrected(scratch, quadRow[e], c, rowSum4[e], wz, colSum);
+        }
+#endif
         [[unroll]] for (uint q = 0; q < 4; ++q) {
           const uint c = 4 * q + quadGroup, column = column0 + c;
           if (!valid || column >= columnsLeft) continue;
+#if WARPS == 4
+          ivec4 value = values[q];
+#else
           const int wz = NEED_ROW_SUMS ? colZeroPoints[column] : 0, colSum = NEED_COL_SUMS ? colSums[column] : 0;
           ivec4 value;
           [[unroll]] for (uint e = 0; e < 4; ++e) value[e] = corrected(scratch, quadRow[e], c, rowSum4[e], wz, colSum);
+#endif
           const uint64_t address = outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * outputChannelStride);
           if (ACCUMULATE_OUTPUT) value += Output4ReadRef(address).value;
           Output4Ref(address).value = value;
