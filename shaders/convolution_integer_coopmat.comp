@@ -35,12 +35,12 @@
 // variables, which the driver keeps in registers once it has inlined the
 // functions.
 //
-// Defines: WARPS (8, 4 or 16), FN (blocks per warp
-// along n: 1, 2 or 4), FM (along m: 4, or 3 for tiles of 96 rows), INDEX_BITS (32 or 64), FRAG_M, FRAG_N, FRAG_K (the
-// fragment shape, fragments.glsl; 16, 16, 32 by default),
-// and one of COOPMAT_NV (GL_NV_cooperative_matrix) or COOPMAT_EMULATED (the
-// matrix operations in plain GLSL, to test the rest of this kernel on any
-// device).
+// Defines: WARPS (8, 4 or 16), FN (blocks per warp along n: 1, 2 or 4), FM
+// (along m: 4, 3 for tiles of 96 rows, or 2 for 64 on 4 warps), INDEX_BITS
+// (32 or 64), FRAG_M, FRAG_N, FRAG_K (the fragment shape, fragments.glsl;
+// 16, 16, 32 by default), and one of COOPMAT_NV (GL_NV_cooperative_matrix)
+// or COOPMAT_EMULATED (the matrix operations in plain GLSL, to test the rest
+// of this kernel on any device).
 //
 // The geometry and the flags are specialization constants (set by
 // runtime/ops/convolution_integer_plan.cpp), not read from ConvParams: the driver

@@ -21,35 +21,6 @@ struct Conv2d : SameConv {
   Conv2d(UINT c, UINT oc, UINT h, UINT w, UINT k) : SameConv(1, c, oc, h, w, k) {}
 };
 
-// The GEMM's kernel (the last dispatch) and its workgroups along x.
-struct Gemm {
-  std::string kernel;
-  uint32_t workgroups = 0;
-};
-// The dispatches of `c`'s plan on `device` through `path` and `packing`.
-template <typename Conv>
-std::vector<Dispatch> planOn(const Conv& c, const vkdml::DeviceInfo& device,
-                             vkdml::ConvolutionPacking packing = vkdml::ConvolutionPacking::Auto,
-                             vkdml::ConvolutionPath path = vkdml::ConvolutionPath::CooperativeMatrix,
-                             const vkdml::detail::PlanDefaults& defaults = {}) {
-  const vkdml::Operator op = test::device().createOperator(c.desc());
-  vkdml::CompileOptions options;
-  options.convolutionPath = path;
-  options.convolutionPacking = packing;
-  std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(device, options, defaults);
-  REQUIRE_FALSE(dispatches.empty());
-  return dispatches;
-}
-Gemm planGemm(const SameConv& c, const vkdml::DeviceInfo& device, vkdml::ConvolutionPacking packing) {
-  const std::vector<Dispatch> dispatches = planOn(c, device, packing);
-  return {kernelName(dispatches.back().kernel), dispatches.back().groups[0]};
-}
-// The same on `device` with `multiprocessors`.
-vkdml::DeviceInfo withMultiprocessors(vkdml::DeviceInfo device, uint32_t multiprocessors) {
-  device.multiprocessors = multiprocessors;
-  return device;
-}
-
 }  // namespace
 
 TEST_CASE("convolution plan: 16-warp tiles") {
@@ -153,23 +124,6 @@ TEST_CASE("convolution plan: 128 columns where 256 would leave the last wave idl
 }
 
 namespace {
-
-// One image, C -> OC over H x W, a K x K kernel at `stride`, padded by `pad`,
-// in `groups` groups.
-struct PaddedConv {
-  Desc input, filter, output;
-  UINT strides[2], pads[2], ones[2] = {1, 1};
-  DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv{};
-  PaddedConv(UINT c, UINT oc, UINT hw, UINT k, UINT stride, UINT pad, UINT groups = 1)
-      : input(DML_TENSOR_DATA_TYPE_UINT8, {1, c, hw, hw}),
-        filter(DML_TENSOR_DATA_TYPE_INT8, {oc, c / groups, k, k}),
-        output(DML_TENSOR_DATA_TYPE_INT32, {1, oc, (hw + 2 * pad - k) / stride + 1, (hw + 2 * pad - k) / stride + 1}),
-        strides{stride, stride},
-        pads{pad, pad} {
-    conv = {&input.tensor, nullptr, &filter.tensor, nullptr, &output.tensor, 2, strides, ones, pads, pads, groups};
-  }
-  DML_OPERATOR_DESC desc() const { return {DML_OPERATOR_CONVOLUTION_INTEGER, &conv}; }
-};
 
 // `c`'s plan through `packing`.
 std::vector<Dispatch> planPacked(const PaddedConv& c, vkdml::ConvolutionPacking packing) {
@@ -518,70 +472,4 @@ TEST_CASE("convolution plan: 256-column tiles for the symmetric zero points") {
   const Conv2d c(64, 256, 48, 48, 3);
   CHECK(planGemm(c, gpu, vkdml::ConvolutionPacking::Auto).kernel == "convolution_integer_coopmat_nv_n256_i32_packed");
   CHECK(planGemm(c, gpu, vkdml::ConvolutionPacking::None).kernel == "convolution_integer_coopmat_nv_n256_i32");
-}
-
-// Tiles of 96 rows (the _m96 variants) where A comes channels-last on
-// 8-warp tiles of 128 columns and K is not split: where the device counts
-// its multiprocessors, if they take no more waves than tiles of 128 rows;
-// with $VKDML_COOPMAT_ROWS=96 (defaults.coopmatRows) wherever they apply,
-// with 128 nowhere. (Their results: "convolution_integer: tiles of 96
-// rows", whose shapes are those below.)
-TEST_CASE("convolution plan: tiles of 96 rows") {
-  const auto channelsLast = vkdml::ConvolutionPacking::ChannelsLast, auto_ = vkdml::ConvolutionPacking::Auto;
-  const auto nv = vkdml::ConvolutionPath::CooperativeMatrix;
-  auto gemm = [](const auto& c, const vkdml::DeviceInfo& device, uint32_t rows,
-                 vkdml::ConvolutionPacking packing = vkdml::ConvolutionPacking::Auto,
-                 vkdml::ConvolutionPath path = vkdml::ConvolutionPath::CooperativeMatrix) {
-    vkdml::detail::PlanDefaults defaults;
-    defaults.coopmatRows = rows;
-    const std::vector<Dispatch> d = planOn(c, device, packing, path, defaults);
-    return Gemm{kernelName(d.back().kernel), d.back().groups[0]};
-  };
-  const vkdml::DeviceInfo h200 = withMultiprocessors(fullDevice(), 132), uncounted = fullDevice();
-  vkdml::DeviceInfo khr = h200;
-  khr.shaderInt8 = khr.vulkanMemoryModel = khr.cooperativeMatrixKHR = khr.cooperativeMatrixKHRInt8 = true;
-  khr.cooperativeMatrixKHRInt8Shapes = {{16, 16, 32}};
-  // ResNet-50's layer3 3x3 256->256 14x14 at batch 32, A channels-last:
-  // 6272 rows in 98 tiles of 128 rows (one wave of 132), 132 of 96.
-  const SameConv layer3(32, 256, 256, 14, 14, 3);
-  Gemm g = gemm(layer3, h200, 0);
-  CHECK(g.kernel == "convolution_integer_coopmat_nv_m96_n128_i32_packed");
-  CHECK(g.workgroups == 132);
-  g = gemm(layer3, khr, 0, auto_, vkdml::ConvolutionPath::CooperativeMatrixKHR);
-  CHECK(g.kernel == "convolution_integer_coopmat_khr_m96_n128_i32_packed");
-  CHECK(g.workgroups == 132);
-  // 98 multiprocessors: 98 tiles take one wave, 132 two. None counted.
-  g = gemm(layer3, withMultiprocessors(fullDevice(), 98), 0);
-  CHECK(g.kernel == "convolution_integer_coopmat_nv_n128_i32_packed");
-  CHECK(g.workgroups == 98);
-  CHECK(gemm(layer3, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n128_i32_packed");
-  // Forced either way.
-  CHECK(gemm(layer3, h200, 128).kernel == "convolution_integer_coopmat_nv_n128_i32_packed");
-  g = gemm(layer3, uncounted, 96);
-  CHECK(g.kernel == "convolution_integer_coopmat_nv_m96_n128_i32_packed");
-  CHECK(g.workgroups == 132);
-  // Not where A is the im2col matrix or gathered, nor on 256 columns (28 x 28: 196 such tiles).
-  CHECK(gemm(layer3, h200, 96, vkdml::ConvolutionPacking::Both).kernel ==
-        "convolution_integer_coopmat_nv_n128_i32_packed");
-  CHECK(gemm(layer3, h200, 96, vkdml::ConvolutionPacking::Filter).kernel.find("_m96") == std::string::npos);
-  CHECK(gemm(SameConv(32, 256, 256, 28, 28, 3), h200, 96).kernel.find("_m96") == std::string::npos);
-  // The shapes of the test of their results (over 1024 rows: fewer take
-  // tiles of 64 columns; K under 12 steps: not split; over 128 columns,
-  // where 8 warps take tiles of 128, fewer taking 16 warps on this device):
-  // 1100 rows (the last tile's 44 the first warp's), 1122 over two images
-  // (the last tile's 66 reach the second warp's), 1089 of stride 2, two
-  // groups of 160 columns over 1156 rows, a 1x1 kernel over 1152.
-  const auto emulated = vkdml::ConvolutionPath::CooperativeMatrixEmulated;
-  const std::string m96 = "convolution_integer_coopmat_emulated_m96_n128_i32_packed";
-  const SameConv one(1, 32, 200, 20, 55, 3), three(2, 32, 256, 17, 33, 3), pointwise(2, 96, 240, 24, 24, 1);
-  const PaddedConv strided(32, 144, 66, 3, 2, 1), grouped(64, 320, 34, 3, 1, 1, 2);
-  CHECK(gemm(one, uncounted, 96, channelsLast, emulated).kernel == m96);
-  CHECK(gemm(three, uncounted, 96, channelsLast, emulated).kernel == m96);
-  CHECK(gemm(pointwise, uncounted, 96, channelsLast, emulated).kernel == m96);
-  CHECK(gemm(strided, uncounted, 96, channelsLast, emulated).kernel == m96);
-  CHECK(gemm(grouped, uncounted, 96, channelsLast, emulated).kernel == m96);
-  CHECK(gemm(one, uncounted, 96, channelsLast, nv).kernel == "convolution_integer_coopmat_nv_m96_n128_i32_packed");
-  CHECK(gemm(one, h200, 0, channelsLast, nv).kernel == "convolution_integer_coopmat_nv_m96_n128_i32_packed");
-  // VKDML_COOPMAT_ROWS takes 96 or 128 alone.
-  for (const char* wrong : {"64", "96 ", "auto"}) test::expectRefusedAtDeviceCreation("VKDML_COOPMAT_ROWS", wrong);
 }

@@ -278,37 +278,6 @@ TEST_CASE("convolution_integer: K split where A is packed, up to 4096 rows") {
   runVariants({case2d({1, 64, 34, 34}, {40, 64, 3, 3}, 1, 1, 1, 1, 1)}, rng);
 }
 
-// The cooperative-matrix kernel's tiles of 96 rows (the _m96 variants),
-// which a device that counts its multiprocessors takes where they fill
-// more of them, and every device with VKDML_COOPMAT_ROWS=96 wherever A
-// comes channels-last on 8-warp tiles of 128 columns (the plans, of these
-// shapes: convolution_coopmat_plan_test.cpp): 1100 rows (the last tile's
-// 44 all the first warp's), 1122 over two images (the last tile's 66 reach
-// the second warp's, not its last pass), 1089 of stride 2, two groups of
-// 160 columns over 1156 rows, a 1x1 kernel over 1152 rows whose outputs
-// take 16-byte stores; 144 to 256 columns (two column tiles). Only through
-// the cooperative-matrix paths, forced or taken by Auto, and not again
-// through a forced packing: the case forces channels-last itself.
-TEST_CASE("convolution_integer: tiles of 96 rows") {
-  const char* path = std::getenv("VKDML_CONVOLUTION_PATH");
-  const vkdml::DeviceInfo& info = test::device().info();
-  const bool coopmat =
-      path ? std::string(path).rfind("coopmat", 0) == 0 : info.cooperativeMatrixInt8 || info.cooperativeMatrixKHRInt8;
-  if (!coopmat || std::getenv("VKDML_CONVOLUTION_PACKING")) {
-    MESSAGE("skipped: not through a cooperative-matrix path, or again through a forced packing");
-    return;
-  }
-  std::mt19937_64 rng(141);
-  test::ScopedEnvironment rows("VKDML_COOPMAT_ROWS", "96");
-  test::ScopedEnvironment packing("VKDML_CONVOLUTION_PACKING", "nhwc");
-  test::ScopedDevice device;
-  runVariants(
-      {case2d({1, 32, 20, 55}, {200, 32, 3, 3}, 1, 1, 1, 1, 1), case2d({2, 32, 17, 33}, {256, 32, 3, 3}, 1, 1, 1, 1, 1),
-       case2d({1, 32, 66, 66}, {144, 32, 3, 3}, 2, 1, 1, 1, 1), case2d({1, 64, 34, 34}, {320, 32, 3, 3}, 1, 1, 1, 1, 2),
-       case2d({2, 96, 24, 24}, {240, 96, 1, 1}, 1, 1, 0, 0, 1)},
-      rng);
-}
-
 // The cooperative-matrix epilogue's 16-byte stores of 4 output pixels,
 // across rows where an image's rows lie back to back: 14 x 14 and 6 x 6
 // images (OW % 4 != 0, OH * OW % 4 == 0); 7 x 7 and 5 x 5 (49 and 25

@@ -1,7 +1,7 @@
 // What the planning tests share (loop_budget_convolution_test.cpp,
 // loop_budget_data_movement_test.cpp, copy_plan_test.cpp, the convolution
 // plan tests): descriptors of any size, a plain 2-D convolution, a device
-// with every convolution path, planning within the loop budget
+// with every convolution path, a plan's GEMM, planning within the loop budget
 // (runtime/core/plan.hpp, kLoopBudget), and random shapes near DirectML's
 // limits.
 #pragma once
@@ -54,6 +54,23 @@ struct SameConv {
         output(DML_TENSOR_DATA_TYPE_INT32, {n, oc, h, w}) {
     pads[0] = pads[1] = k / 2;
     conv = {&input.tensor, nullptr, &filter.tensor, nullptr, &output.tensor, 2, ones, ones, pads, pads, 1};
+  }
+  DML_OPERATOR_DESC desc() const { return {DML_OPERATOR_CONVOLUTION_INTEGER, &conv}; }
+};
+
+// One image, C -> OC over H x W, a K x K kernel at `stride`, padded by `pad`,
+// in `groups` groups.
+struct PaddedConv {
+  Desc input, filter, output;
+  UINT strides[2], pads[2], ones[2] = {1, 1};
+  DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv{};
+  PaddedConv(UINT c, UINT oc, UINT hw, UINT k, UINT stride, UINT pad, UINT groups = 1)
+      : input(DML_TENSOR_DATA_TYPE_UINT8, {1, c, hw, hw}),
+        filter(DML_TENSOR_DATA_TYPE_INT8, {oc, c / groups, k, k}),
+        output(DML_TENSOR_DATA_TYPE_INT32, {1, oc, (hw + 2 * pad - k) / stride + 1, (hw + 2 * pad - k) / stride + 1}),
+        strides{stride, stride},
+        pads{pad, pad} {
+    conv = {&input.tensor, nullptr, &filter.tensor, nullptr, &output.tensor, 2, strides, ones, pads, pads, groups};
   }
   DML_OPERATOR_DESC desc() const { return {DML_OPERATOR_CONVOLUTION_INTEGER, &conv}; }
 };
@@ -151,6 +168,36 @@ struct HugeShapes {
     return st;
   }
 };
+
+// The cooperative-matrix plan tests' view of a plan.
+// The GEMM's kernel (the last dispatch) and its workgroups along x.
+struct Gemm {
+  std::string kernel;
+  uint32_t workgroups = 0;
+};
+// The dispatches of `c`'s plan on `device` through `path` and `packing`.
+template <typename Conv>
+std::vector<Dispatch> planOn(const Conv& c, const vkdml::DeviceInfo& device,
+                             vkdml::ConvolutionPacking packing = vkdml::ConvolutionPacking::Auto,
+                             vkdml::ConvolutionPath path = vkdml::ConvolutionPath::CooperativeMatrix,
+                             const vkdml::detail::PlanDefaults& defaults = {}) {
+  const vkdml::Operator op = test::device().createOperator(c.desc());
+  vkdml::CompileOptions options;
+  options.convolutionPath = path;
+  options.convolutionPacking = packing;
+  std::vector<Dispatch> dispatches = vkdml::detail::Access::plan(op).plan(device, options, defaults);
+  REQUIRE_FALSE(dispatches.empty());
+  return dispatches;
+}
+inline Gemm planGemm(const SameConv& c, const vkdml::DeviceInfo& device, vkdml::ConvolutionPacking packing) {
+  const std::vector<Dispatch> dispatches = planOn(c, device, packing);
+  return {kernelName(dispatches.back().kernel), dispatches.back().groups[0]};
+}
+// The same on `device` with `multiprocessors`.
+inline vkdml::DeviceInfo withMultiprocessors(vkdml::DeviceInfo device, uint32_t multiprocessors) {
+  device.multiprocessors = multiprocessors;
+  return device;
+}
 
 }  // namespace planning
 }  // namespace test

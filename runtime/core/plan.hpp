@@ -144,7 +144,7 @@ struct PlanDefaults {
   // The dot-product kernel's tile, BM, BN, BK, TM, TN ($VKDML_DOT_TILE);
   // BK 0: chosen; BM 0: all chosen.
   std::array<uint32_t, 5> dotTile{};
-  // The cooperative-matrix tiles' rows where 96 or 128 may be taken
+  // The cooperative-matrix tiles' rows where 64, 96 or 128 may be taken
   // ($VKDML_COOPMAT_ROWS); 0: as the plan weighs them.
   uint32_t coopmatRows = 0;
 };

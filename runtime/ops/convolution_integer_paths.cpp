@@ -254,9 +254,9 @@ void convolutionDefaultsFromEnvironment(PlanDefaults& defaults) {
   }
   if (const char* env = std::getenv("VKDML_COOPMAT_ROWS"); env && *env) {
     const std::string value = env;
-    if (value != "96" && value != "128")
-      throwInvalid("Device", "VKDML_COOPMAT_ROWS", concat("must be 96 or 128, not \"", value, "\""));
-    defaults.coopmatRows = value == "96" ? 96 : 128;
+    if (value != "64" && value != "96" && value != "128")
+      throwInvalid("Device", "VKDML_COOPMAT_ROWS", concat("must be 64, 96 or 128, not \"", value, "\""));
+    defaults.coopmatRows = uint32_t(std::stoul(value));
   }
   if (const char* env = std::getenv("VKDML_CONVOLUTION_PACKING"); env && *env) {
     const std::string value = env;

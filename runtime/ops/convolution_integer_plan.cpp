@@ -291,6 +291,18 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
         narrowerColumns = 64;
       }
     }
+    // Where the device counts its multiprocessors and A is gathered over
+    // tiles of 128 columns (K not split): 64 columns on 4 warps, and then 64
+    // rows (below), if those tiles take no more waves. At batch 1 they make
+    // four times the workgroups (bench/results/batch1_narrow_tiles.md,
+    // 2026-12-01).
+    const uint64_t squareTiles = (uint64_t(p.M) + 63) / 64 * ((p.groupOutputChannels + 63) / 64) * groups;
+    if (sms != 0 && defaults.coopmatRows == 0 && !packing && !eightSplit && indexBits == 32 &&
+        sameShape(fragment, kFragmentShapes[0]) && (narrowerTiles ? narrowerColumns : bn) == 128 &&
+        waves(squareTiles) <= waves(narrowerTiles ? tiles128 : p.tiles)) {
+      narrowerTiles = true;
+      narrowerColumns = 64;
+    }
     // 16 warps (the _w16 variants, tiles of 256 x 128) in place of 8 on
     // tiles of 128 columns where K is not split and either A comes
     // channels-last or the 8-warp tiles are many: twice the warps per SM;
@@ -327,15 +339,27 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // multiprocessors: more of them busy, each tile's K step at 0.87-0.92 of
     // the time for 0.75 of the multiplies (bench/results/gemm_limits.md).
     // $VKDML_COOPMAT_ROWS (defaults.coopmatRows) takes them wherever they
-    // apply (96) or nowhere (128).
+    // apply (96) or nowhere (64 or 128).
     const uint32_t shortBM = shader::coopmatBM(8, shader::COOPMAT_SHORT_FM);
     const uint64_t shortTiles = (uint64_t(p.M) + shortBM - 1) / shortBM * p.nTiles * groups;
     const bool shortFits = aPacking == shader::A_CHANNELS_LAST && warps == 8 && bn == 128 && indexBits == 32 &&
                            !prefetch && !eightSplit && sameShape(fragment, kFragmentShapes[0]);
     const bool shortRows = shortFits && (defaults.coopmatRows != 0 ? defaults.coopmatRows == shortBM
                                                                    : sms != 0 && waves(shortTiles) <= waves(p.tiles));
-    const uint32_t bm = shortRows ? shortBM : shader::coopmatBM(warps);
-    if (sixteenWarps || shortRows) {
+    // Tiles of 64 rows (the _w4_m64 variants, 2 x 2 fragments a warp) in
+    // place of 128 on the 4-warp tiles where A is gathered (K is not split
+    // there), if they take no more waves over the device's multiprocessors:
+    // at batch 1 twice the workgroups, its gathered layers at 0.78-0.86 of
+    // the time on the H200 (bench/results/batch1_narrow_tiles.md,
+    // 2026-12-01). $VKDML_COOPMAT_ROWS takes them wherever they apply (64) or
+    // nowhere (96 or 128).
+    const uint32_t halfBM = shader::coopmatBM(4, shader::COOPMAT_HALF_FM);
+    const uint64_t halfTiles = (uint64_t(p.M) + halfBM - 1) / halfBM * p.nTiles * groups;
+    const bool halfFits = warps == 4 && !packing && indexBits == 32 && sameShape(fragment, kFragmentShapes[0]);
+    const bool halfRows = halfFits && (defaults.coopmatRows != 0 ? defaults.coopmatRows == halfBM
+                                                                 : sms != 0 && waves(halfTiles) <= waves(p.tiles));
+    const uint32_t bm = halfRows ? halfBM : shortRows ? shortBM : shader::coopmatBM(warps);
+    if (sixteenWarps || shortRows || halfRows) {
       p.mTiles = (p.M + bm - 1) / bm;
       p.tiles = p.mTiles * p.nTiles * groups;
     }

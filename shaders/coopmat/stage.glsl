@@ -5,7 +5,8 @@
 // consecutive input bytes (ROWS_CONTIGUOUS) a quad is aligned word loads,
 // funnel shifts and a 4x4 byte transpose; where they are the even bytes of
 // 8 (ROWS_STRIDE2), two aligned word loads per k; otherwise 16 byte gathers. Warp w
-// stages k quad w of all 32 row quads, lane l row quad l: each load
+// stages k quad w of all 32 row quads, lane l row quad l (64-row tiles: k
+// quads 2w and 2w + 1, 16 row quads each, lanes 0-15 and 16-31): each load
 // instruction reads one tap of 128 consecutive m, a few cache lines (k quads
 // across the lanes read 8 taps, 8 lines); a word that straddles into the
 // next quad's is taken from that lane by a shuffle. B rows are contiguous in
@@ -13,7 +14,7 @@
 // the same every K step (so its row and column sums accumulate in
 // registers): the A quads of rows 4*aQuadRow.. and k 4*(aQuadK + q*WARPS)..
 // for q < A_QUADS (BM/4 x BK/4 = A_QUADS * WG quads: 1 per invocation of 8
-// warps, 2 of 4), and B chunks of 16 k: row chunk/2, half chunk%2 (= t%2), for
+// warps or of 4 on 64 rows, 2 of 4 on 128), and B chunks of 16 k: row chunk/2, half chunk%2 (= t%2), for
 // chunk = t, t + WG.
 //
 // The global loads of one K step go to registers (loadStep) and are only
@@ -43,9 +44,16 @@ const uint A_QUADS = max((BM / 4) * (BK / 4) / WG, 1u);
 uint aQuadK, aQuadRow;
 bool nextIsNeighbor;  // the next lane is invocation t + 1 (the shuffles in storeAStep read it)
 void setupStaging() {
+#if FM == 2
+  // Tiles of 64 rows (4 warps): 16 row quads, two k quads a warp.
+  aQuadK = 2 * warp + lane / 16, aQuadRow = lane % 16;
+  const bool quadRowNext = lane % 16 != 15;
+#else
   aQuadK = warp % (BK / 4), aQuadRow = lane + 32 * (warp / (BK / 4));  // 16 warps: two row bands
+  const bool quadRowNext = true;
+#endif
   const uint nextT = subgroupShuffleDown(t, 1);  // in uniform control flow
-  nextIsNeighbor = lane + 1 < 32 && gl_SubgroupInvocationID + 1 < gl_SubgroupSize && nextT == t + 1;
+  nextIsNeighbor = quadRowNext && lane + 1 < 32 && gl_SubgroupInvocationID + 1 < gl_SubgroupSize && nextT == t + 1;
 }
 
 // The tile's staging state (beginStaging). Where the quad's rows take their

@@ -221,7 +221,10 @@ const uint PACK_ROW_MIN_TILES = 2048u;
 // COOPMAT_BK; BN = FN * 64 is the variant's (64, 128 or 256; of 64 the
 // first 2 * BN invocations stage B). The _w4 variants
 // take 4 warps (2 x 2) of 4 x 2 fragments, BN = 64; their invocations
-// stage twice the A of 8 warps'. The _m96 variants take 8 warps of 3 x 2
+// stage twice the A of 8 warps'. The _w4_m64 variants take the same 4 warps
+// of 2 x 2 fragments, tiles of 64 x 64, where A is gathered and twice the
+// 128-row tiles still fit one wave (batch 1): each invocation stages one A
+// quad. The _m96 variants take 8 warps of 3 x 2
 // fragments, tiles of 96 x 128, where 128-row tiles would leave more of a
 // GPU idle (convolution_integer_plan.cpp); A comes in scratch, its 192
 // chunks staged by the first 192 invocations. The _w16 variants take 16
@@ -236,6 +239,7 @@ const uint COOPMAT_FM = 4u;  // so that BM * BK / 16 A quads = one per invocatio
 #define VKDML_COOPMAT_ROWS(warps, fm) ((fm) * 16u * VKDML_COOPMAT_WARPS_M(warps))
 #define VKDML_COOPMAT_BM(warps) VKDML_COOPMAT_ROWS(warps, COOPMAT_FM)
 const uint COOPMAT_SHORT_FM = 3u;  // the _m96 variants' FM
+const uint COOPMAT_HALF_FM = 2u;   // the _w4_m64 variants' FM
 const uint COOPMAT_WORKGROUP = 32u * COOPMAT_WARPS_M * COOPMAT_WARPS_N;
 const uint COOPMAT_SUBGROUP = 32u;  // the NV variants' warps are subgroups
 const uint COOPMAT_BM = VKDML_COOPMAT_BM(8u);
