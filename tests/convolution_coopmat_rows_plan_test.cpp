@@ -127,17 +127,31 @@ TEST_CASE("convolution plan: tiles of 64 rows") {
   CHECK(gemm(layer2, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n128_i32");
   CHECK(gemm(layer2, h200, 128).kernel == "convolution_integer_coopmat_nv_n128_i32");
   CHECK(gemm(SameConv(32, 512, 128, 28, 28, 1), h200, 0).kernel == "convolution_integer_coopmat_nv_n128_i32");
-  // Not where A is packed, nor on 8-warp tiles (K split across the grid).
+  // Where K splits across the grid too, in place of the 8-warp tiles of 128
+  // x 64: layer3 1x1 1024->256 14x14 at batch 1, 16 tiles of 64 x 64 (8 of
+  // 128 x 64), each over chunks of K.
+  const SameConv split(1, 1024, 256, 14, 14, 1);
+  const std::vector<Dispatch> splitPlan = planOn(split, h200);
+  CHECK(kernelName(splitPlan.back().kernel) == "convolution_integer_coopmat_nv_w4_m64_n64_i32");
+  CHECK(splitPlan.back().groups[0] == 16);
+  CHECK(splitPlan.back().groups[1] == 16);
+  CHECK(gemm(split, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n64_i32");
+  // Not where A is packed.
   CHECK(gemm(layer3, h200, 64, vkdml::ConvolutionPacking::Both).kernel.find("_m64") == std::string::npos);
-  CHECK(gemm(SameConv(1, 1024, 256, 14, 14, 1), h200, 64).kernel.find("_m64") == std::string::npos);
   // The emulated variant, where forced (the shapes of the results test:
-  // 196 rows, 1x1 over 6 x 6 images, 3x3 with padding, stride 2).
+  // 196 rows, 1x1 over 6 x 6 images, 3x3 with padding, stride 2, and 49
+  // rows of 16 K steps, split).
   const auto emulated = vkdml::ConvolutionPath::CooperativeMatrixEmulated;
   const auto none = vkdml::ConvolutionPacking::None;
+  vkdml::detail::PlanDefaults rows64;
+  rows64.coopmatRows = 64;
   const std::string m64 = "convolution_integer_coopmat_emulated_w4_m64_n64_i32";
   CHECK(gemm(SameConv(1, 64, 100, 14, 14, 1), uncounted, 64, none, emulated).kernel == m64);
   CHECK(gemm(SameConv(3, 40, 60, 6, 6, 1), uncounted, 64, none, emulated).kernel == m64);
   CHECK(gemm(SameConv(1, 32, 48, 12, 20, 3), uncounted, 64, none, emulated).kernel == m64);
   CHECK(gemm(PaddedConv(32, 48, 15, 3, 1, 1), uncounted, 64, none, emulated).kernel == m64);
   CHECK(gemm(PaddedConv(64, 64, 28, 1, 2, 0), uncounted, 64, none, emulated).kernel == m64);
+  const std::vector<Dispatch> deep = planOn(SameConv(1, 512, 100, 7, 7, 1), uncounted, none, emulated, rows64);
+  CHECK(kernelName(deep.back().kernel) == m64);
+  CHECK(deep.back().groups[1] > 1);  // K split across the grid
 }

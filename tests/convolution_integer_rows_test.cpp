@@ -60,13 +60,13 @@ TEST_CASE("convolution_integer: tiles of 96 rows") {
 // tiles), a 1x1 kernel over 6 x 6 images whose row quads run across rows and
 // images, 3x3 with padding over rows of 20 (words straddling quads: the
 // high word from the next lane's quad, not across the lanes of another k
-// quad) and of 15 (bytes gathered), and stride 2. Nothing packed, so that A
-// is gathered.
+// quad) and of 15 (bytes gathered), stride 2, and 49 rows of 16 K steps
+// (K split across the grid). Nothing packed, so that A is gathered.
 TEST_CASE("convolution_integer: tiles of 64 rows") {
   runWithRows(
       "64", "0",
       {case2d({1, 64, 14, 14}, {100, 64, 1, 1}, 1, 1, 0, 0, 1), case2d({3, 40, 6, 6}, {60, 40, 1, 1}, 1, 1, 0, 0, 1),
        case2d({1, 32, 12, 20}, {48, 32, 3, 3}, 1, 1, 1, 1, 1), case2d({1, 32, 15, 15}, {48, 32, 3, 3}, 1, 1, 1, 1, 1),
-       case2d({1, 64, 28, 28}, {64, 64, 1, 1}, 2, 1, 0, 0, 1)},
+       case2d({1, 64, 28, 28}, {64, 64, 1, 1}, 2, 1, 0, 0, 1), case2d({1, 512, 7, 7}, {100, 512, 1, 1}, 1, 1, 0, 0, 1)},
       142);
 }

@@ -291,18 +291,22 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
         narrowerColumns = 64;
       }
     }
-    // Where the device counts its multiprocessors and A is gathered over
-    // tiles of 128 columns (K not split): 64 columns on 4 warps, and then 64
-    // rows (below), if those tiles take no more waves. At batch 1 they make
-    // four times the workgroups (bench/results/batch1_narrow_tiles.md,
-    // 2026-12-01).
-    const uint64_t squareTiles = (uint64_t(p.M) + 63) / 64 * ((p.groupOutputChannels + 63) / 64) * groups;
-    if (sms != 0 && defaults.coopmatRows == 0 && !packing && !eightSplit && indexBits == 32 &&
-        sameShape(fragment, kFragmentShapes[0]) && (narrowerTiles ? narrowerColumns : bn) == 128 &&
-        waves(squareTiles) <= waves(narrowerTiles ? tiles128 : p.tiles)) {
-      narrowerTiles = true;
-      narrowerColumns = 64;
-    }
+    // Tiles of 64 x 64 on 4 warps (the _w4_m64_n64 variants, 2 x 2
+    // fragments a warp) where A is gathered, the device counts its
+    // multiprocessors and they take no more waves than the tiles they
+    // replace: the 4-warp tiles of 64 columns, split across the grid or not
+    // (halfSplit, halfRows below), and 8-warp ones of 128 where K is not
+    // split (here). Batch 1's gathered layers took 0.77-0.95 of the time on
+    // the H200 (bench/results/batch1_narrow_tiles.md, 2026-12-01).
+    // $VKDML_COOPMAT_ROWS takes them wherever 4 warps gather A (64) or
+    // nowhere (96 or 128).
+    const uint32_t halfBM = shader::coopmatBM(4, shader::COOPMAT_HALF_FM);
+    const bool squareFits = !packing && indexBits == 32 && sameShape(fragment, kFragmentShapes[0]);
+    const uint64_t squareTiles = (uint64_t(p.M) + halfBM - 1) / halfBM * ((p.groupOutputChannels + 63) / 64) * groups;
+    if (sms != 0 && defaults.coopmatRows == 0 && squareFits && !eightSplit &&
+        (narrowerTiles ? narrowerColumns : bn) == 128 &&
+        waves(squareTiles) <= waves(narrowerTiles ? tiles128 : p.tiles))
+      narrowerTiles = true, narrowerColumns = 64;
     // 16 warps (the _w16 variants, tiles of 256 x 128) in place of 8 on
     // tiles of 128 columns where K is not split and either A comes
     // channels-last or the 8-warp tiles are many: twice the warps per SM;
@@ -321,10 +325,14 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // the twelve such batch-1 layers of ResNet-50 took 2-9% less time, two
     // 1-2% more; where K is not split 8 warps took more). At 16x16x32 with
     // 32-bit offsets, the one _n64 variant (bench/results/four_warp_tiles.md).
+    // Where the 64 x 64 tiles (above) apply, 4 warps on them in place of those 8.
     const uint64_t narrowTiles = uint64_t(p.mTiles) * ((p.groupOutputChannels + 63) / 64) * groups;
+    const bool halfSplit =
+        squareFits && (defaults.coopmatRows != 0 ? defaults.coopmatRows == halfBM
+                                                 : sms != 0 && waves(squareTiles) <= waves(narrowTiles));
     const bool eightNarrow = narrowerTiles && narrowerColumns == 64 && indexBits == 32 &&
                              sameShape(fragment, kFragmentShapes[0]) &&
-                             gridWorkgroups(narrowTiles, 4, 64) > narrowTiles;
+                             gridWorkgroups(narrowTiles, 4, 64) > narrowTiles && !halfSplit;
     const uint32_t warps = narrowerTiles && narrowerColumns == 64 && !eightNarrow ? 4 : sixteenWarps ? 16 : 8;
     if (narrowerTiles) {
       bn = narrowerColumns;
@@ -346,16 +354,9 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
                            !prefetch && !eightSplit && sameShape(fragment, kFragmentShapes[0]);
     const bool shortRows = shortFits && (defaults.coopmatRows != 0 ? defaults.coopmatRows == shortBM
                                                                    : sms != 0 && waves(shortTiles) <= waves(p.tiles));
-    // Tiles of 64 rows (the _w4_m64 variants, 2 x 2 fragments a warp) in
-    // place of 128 on the 4-warp tiles where A is gathered (K is not split
-    // there), if they take no more waves over the device's multiprocessors:
-    // at batch 1 twice the workgroups, its gathered layers at 0.78-0.86 of
-    // the time on the H200 (bench/results/batch1_narrow_tiles.md,
-    // 2026-12-01). $VKDML_COOPMAT_ROWS takes them wherever they apply (64) or
-    // nowhere (96 or 128).
-    const uint32_t halfBM = shader::coopmatBM(4, shader::COOPMAT_HALF_FM);
+    // The 64 x 64 tiles (above) on the 4-warp tiles of 64 columns.
     const uint64_t halfTiles = (uint64_t(p.M) + halfBM - 1) / halfBM * p.nTiles * groups;
-    const bool halfFits = warps == 4 && !packing && indexBits == 32 && sameShape(fragment, kFragmentShapes[0]);
+    const bool halfFits = warps == 4 && squareFits;
     const bool halfRows = halfFits && (defaults.coopmatRows != 0 ? defaults.coopmatRows == halfBM
                                                                  : sms != 0 && waves(halfTiles) <= waves(p.tiles));
     const uint32_t bm = halfRows ? halfBM : shortRows ? shortBM : shader::coopmatBM(warps);
