@@ -14,8 +14,8 @@
 // the same every K step (so its row and column sums accumulate in
 // registers): the A quads of rows 4*aQuadRow.. and k 4*(aQuadK + q*WARPS)..
 // for q < A_QUADS (BM/4 x BK/4 = A_QUADS * WG quads: 1 per invocation of 8
-// warps or of 4 on 64 rows, 2 of 4 on 128), and B chunks of 16 k: row chunk/2, half chunk%2 (= t%2), for
-// chunk = t, t + WG.
+// warps or of 4 on 64 rows, 2 of 4 on 128), and B chunks of 16 k: row
+// chunk/2, half chunk%2 (= t%2), for chunk = t, t + WG.
 //
 // The global loads of one K step go to registers (loadStep) and are only
 // used after the multiplies of the previous step (storeStep), so their

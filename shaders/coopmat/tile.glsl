@@ -5,8 +5,8 @@
 const uint WARPS_M = VKDML_COOPMAT_WARPS_M(WARPS), WARPS_N = WARPS / WARPS_M;
 // FM: A blocks per warp along m, COOPMAT_FM, or COOPMAT_SHORT_FM where the
 // variant's tiles take 96 rows (-DFM=3), or COOPMAT_HALF_FM where 4 warps
-// take 64 (-DFM=2). A literal, for the #if that keep the
-// other variants' code as it is.
+// take 64 (-DFM=2). A literal, for the #if that keep the other variants'
+// code as it is.
 #ifndef FM
 #define FM 4
 #endif
