@@ -132,7 +132,7 @@ TEST_CASE("convolution plan: tiles of 64 rows") {
   // 128 x 64), each over chunks of K.
   const SameConv split(1, 1024, 256, 14, 14, 1);
   const std::vector<Dispatch> splitPlan = planOn(split, h200);
-  CHECK(kernelName(splitPlan.back().kernel) == "convolution_integer_coopmat_nv_w4_m64_n64_i32");
+  CHECK(std::string(kernelName(splitPlan.back().kernel)) == "convolution_integer_coopmat_nv_w4_m64_n64_i32");
   CHECK(splitPlan.back().groups[0] == 16);
   CHECK(splitPlan.back().groups[1] == 16);
   CHECK(gemm(split, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n64_i32");
