@@ -155,3 +155,55 @@ TEST_CASE("convolution plan: tiles of 64 rows") {
   CHECK(kernelName(deep.back().kernel) == m64);
   CHECK(deep.back().groups[1] > 1);  // K split across the grid
 }
+
+// The same tiles where A comes channels-last (the _w4_m64_n64 _packed
+// variants): ResNet-50's batch-1 3x3 layers, K split across the grid.
+// Not at batch 32, nor where the pack lays A in blocks of 128 rows (the
+// im2col matrix). (Their results: "convolution_integer: tiles of 64 rows,
+// A channels-last".)
+TEST_CASE("convolution plan: tiles of 64 rows, A channels-last") {
+  const vkdml::DeviceInfo h200 = withMultiprocessors(fullDevice(), 132), uncounted = fullDevice();
+  const auto channelsLast = vkdml::ConvolutionPacking::ChannelsLast;
+  const std::string m64 = "convolution_integer_coopmat_nv_w4_m64_n64_i32_packed";
+  // layer3 3x3 256->256 14x14: 196 rows, 4 x 4 tiles of 64 x 64 (2 x 4 of
+  // 128 x 64), each over chunks of K.
+  const SameConv layer3(1, 256, 256, 14, 14, 3);
+  std::vector<Dispatch> plan = planOn(layer3, h200);
+  CHECK(std::string(kernelName(plan.back().kernel)) == m64);
+  CHECK(plan.back().groups[0] == 16);
+  CHECK(plan.back().groups[1] > 1);
+  CHECK(gemm(layer3, withKhr(h200), 0, vkdml::ConvolutionPacking::Auto, vkdml::ConvolutionPath::CooperativeMatrixKHR)
+            .kernel == "convolution_integer_coopmat_khr_w4_m64_n64_i32_packed");
+  CHECK(gemm(layer3, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
+  CHECK(gemm(layer3, h200, 128).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
+  CHECK(gemm(layer3, uncounted, 64).kernel == m64);
+  // layer1 3x3 64->64 56x56: 3136 rows, 49 tiles of 64 x 64 (25 of 128 x 64).
+  plan = planOn(SameConv(1, 64, 64, 56, 56, 3), h200);
+  CHECK(std::string(kernelName(plan.back().kernel)) == m64);
+  CHECK(plan.back().groups[0] == 49);
+  // Where the device counts its multiprocessors, A comes channels-last for
+  // such kernels of few rows too: layer2 3x3 128->128 28x28 (784 rows, else
+  // gathered) and layer4 3x3 512->512 7x7 (49 rows, else the im2col matrix,
+  // which the 64-row tiles do not take).
+  const SameConv layer2(1, 128, 128, 28, 28, 3), layer4(1, 512, 512, 7, 7, 3);
+  CHECK(gemm(layer2, h200, 0).kernel == m64);
+  CHECK(gemm(layer4, h200, 0).kernel == m64);
+  CHECK(gemm(layer2, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n128_i32");
+  CHECK(gemm(layer4, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
+  // At batch 32 (784 tiles of 128 rows, 6 waves; 1568 of 64, 12): 128.
+  CHECK(gemm(SameConv(32, 64, 64, 56, 56, 3), h200, 0).kernel == "convolution_integer_coopmat_nv_w4_n64_i32_packed");
+  // The im2col matrix (packing Both) keeps its 128-row blocks, forced or not.
+  CHECK(gemm(layer3, h200, 64, vkdml::ConvolutionPacking::Both).kernel.find("_m64") == std::string::npos);
+  // The emulated variant, where forced (the shapes of the results test).
+  const auto emulated = vkdml::ConvolutionPath::CooperativeMatrixEmulated;
+  const std::string emulatedM64 = "convolution_integer_coopmat_emulated_w4_m64_n64_i32_packed";
+  CHECK(gemm(SameConv(1, 32, 48, 20, 55, 3), uncounted, 64, channelsLast, emulated).kernel == emulatedM64);
+  CHECK(gemm(SameConv(2, 64, 64, 9, 9, 3), uncounted, 64, channelsLast, emulated).kernel == emulatedM64);
+  CHECK(gemm(PaddedConv(32, 40, 30, 3, 2, 1), uncounted, 64, channelsLast, emulated).kernel == emulatedM64);
+  CHECK(gemm(PaddedConv(64, 64, 10, 3, 1, 1, 2), uncounted, 64, channelsLast, emulated).kernel == emulatedM64);
+  vkdml::detail::PlanDefaults rows64;
+  rows64.coopmatRows = 64;
+  const std::vector<Dispatch> deep = planOn(SameConv(1, 256, 60, 7, 7, 3), uncounted, channelsLast, emulated, rows64);
+  CHECK(kernelName(deep.back().kernel) == emulatedM64);
+  CHECK(deep.back().groups[1] > 1);  // K split across the grid
+}

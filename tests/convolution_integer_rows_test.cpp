@@ -70,3 +70,16 @@ TEST_CASE("convolution_integer: tiles of 64 rows") {
        case2d({1, 64, 28, 28}, {64, 64, 1, 1}, 2, 1, 0, 0, 1), case2d({1, 512, 7, 7}, {100, 512, 1, 1}, 1, 1, 0, 0, 1)},
       142);
 }
+
+// The same tiles where A comes channels-last (forced): 1100 rows of 3x3
+// taps (the last tile's 12 rows), 162 over two images, stride 2 over 225
+// rows, two groups of 32 channels, and 49 rows of 72 K steps (K split
+// across the grid).
+TEST_CASE("convolution_integer: tiles of 64 rows, A channels-last") {
+  runWithRows(
+      "64", "nhwc",
+      {case2d({1, 32, 20, 55}, {48, 32, 3, 3}, 1, 1, 1, 1, 1), case2d({2, 64, 9, 9}, {64, 64, 3, 3}, 1, 1, 1, 1, 1),
+       case2d({1, 32, 30, 30}, {40, 32, 3, 3}, 2, 1, 1, 1, 1), case2d({1, 64, 10, 10}, {64, 32, 3, 3}, 1, 1, 1, 1, 2),
+       case2d({1, 256, 7, 7}, {60, 256, 3, 3}, 1, 1, 1, 1, 1)},
+      143);
+}

@@ -225,7 +225,8 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     if (stride2Rows) p.flags |= shader::INPUT_ROWS_STRIDE2;
     ConvolutionPacking packs =
         choosePacking(options, defaults, contiguousRows || stride2Rows, p.M, p.groupOutputChannels, p.groupK,
-                      p.kernelH == 1 && p.kernelW == 1, channelsLastSteps, filter.owned);
+                      p.kernelH == 1 && p.kernelW == 1, channelsLastSteps, filter.owned,
+                      device.multiprocessors != 0 && indexBits == 32 && sameShape(fragment, kFragmentShapes[0]));
     if (packs == ConvolutionPacking::ChannelsLast && !channelsLastSteps) packs = ConvolutionPacking::Filter;
     const uint64_t aBytes = packs == ConvolutionPacking::Both           ? packedA
                             : packs == ConvolutionPacking::ChannelsLast ? channelsLastA
@@ -291,19 +292,18 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
         narrowerColumns = 64;
       }
     }
-    // Tiles of 64 x 64 on 4 warps (the _w4_m64_n64 variants, 2 x 2
-    // fragments a warp) where A is gathered, the device counts its
-    // multiprocessors and they take no more waves than the tiles they
-    // replace: the 4-warp tiles of 64 columns, split across the grid or not
-    // (halfSplit, halfRows below), and 8-warp ones of 128 where K is not
-    // split (here). Batch 1's gathered layers took 0.77-0.95 of the time on
-    // the H200 (bench/results/batch1_narrow_tiles.md, 2026-12-01).
-    // $VKDML_COOPMAT_ROWS takes them wherever 4 warps gather A (64) or
-    // nowhere (96 or 128).
+    // Tiles of 64 x 64 on 4 warps (the _w4_m64_n64 variants, 2 x 2 fragments a
+    // warp) where A is gathered or channels-last, the device counts its
+    // multiprocessors and they take no more waves than the tiles they replace:
+    // 4-warp tiles of 64 columns, split across the grid or not (halfSplit,
+    // halfRows below), and, A gathered, 8-warp ones of 128 where K is not split
+    // (here). $VKDML_COOPMAT_ROWS=64 takes them wherever they fit, 96 or 128
+    // nowhere (measured on the H200: bench/results/batch1_narrow_tiles.md).
     const uint32_t halfBM = shader::coopmatBM(4, shader::COOPMAT_HALF_FM);
-    const bool squareFits = !packing && indexBits == 32 && sameShape(fragment, kFragmentShapes[0]);
+    const bool squareFits = (!packing || (aPacking == shader::A_CHANNELS_LAST && !prefetch)) && indexBits == 32 &&
+                            sameShape(fragment, kFragmentShapes[0]);
     const uint64_t squareTiles = (uint64_t(p.M) + halfBM - 1) / halfBM * ((p.groupOutputChannels + 63) / 64) * groups;
-    if (sms != 0 && defaults.coopmatRows == 0 && squareFits && !eightSplit &&
+    if (sms != 0 && defaults.coopmatRows == 0 && squareFits && !packing && !eightSplit &&
         (narrowerTiles ? narrowerColumns : bn) == 128 &&
         waves(squareTiles) <= waves(narrowerTiles ? tiles128 : p.tiles))
       narrowerTiles = true, narrowerColumns = 64;

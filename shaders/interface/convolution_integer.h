@@ -222,9 +222,9 @@ const uint PACK_ROW_MIN_TILES = 2048u;
 // first 2 * BN invocations stage B). The _w4 variants
 // take 4 warps (2 x 2) of 4 x 2 fragments, BN = 64; their invocations
 // stage twice the A of 8 warps'. The _w4_m64 variants take the same 4 warps
-// of 2 x 2 fragments, tiles of 64 x 64, where A is gathered and they take
-// no more waves than the tiles they replace (batch 1): each invocation
-// stages one A quad. The _m96 variants take 8 warps of 3 x 2
+// of 2 x 2 fragments, tiles of 64 x 64, where A is gathered or comes
+// channels-last and they take no more waves than the tiles they replace
+// (batch 1): each invocation stages one A quad or chunk. The _m96 variants take 8 warps of 3 x 2
 // fragments, tiles of 96 x 128, where 128-row tiles would leave more of a
 // GPU idle (convolution_integer_plan.cpp); A comes in scratch, its 192
 // chunks staged by the first 192 invocations. The _w16 variants take 16
