@@ -31,6 +31,22 @@ void runWithRows(const char* rows, const char* packing, const std::vector<Case>&
   runVariants(cases, rng);
 }
 
+// `count` random shapes (randomCase), their groups' channels at 32 or 64
+// where `channelsLast` (channels-last A takes whole K steps of one tap).
+std::vector<Case> randomCases(uint64_t seed, int count, bool channelsLast) {
+  std::mt19937_64 rng(seed);
+  std::vector<Case> cases;
+  for (int i = 0; i < count; ++i) {
+    Case c = randomCase(rng);
+    if (channelsLast) {
+      c.filter[1] = 32 * test::uniform(rng, 1, 2);
+      c.input[1] = c.filter[1] * c.groups;
+    }
+    cases.push_back(c);
+  }
+  return cases;
+}
+
 }  // namespace
 
 // The cooperative-matrix kernel's tiles of 96 rows (the _m96 variants),
@@ -82,4 +98,12 @@ TEST_CASE("convolution_integer: tiles of 64 rows, A channels-last") {
        case2d({1, 32, 30, 30}, {40, 32, 3, 3}, 2, 1, 1, 1, 1), case2d({1, 64, 10, 10}, {64, 32, 3, 3}, 1, 1, 1, 1, 2),
        case2d({1, 256, 7, 7}, {60, 256, 3, 3}, 1, 1, 1, 1, 1)},
       143);
+}
+
+// The 64-row tiles over random shapes (kernels 1 to 7 wide, 1-D or 2-D,
+// strides, dilations and pads up to 3, up to 3 groups of at most 20
+// outputs, so that 4 warps take them), A gathered and channels-last.
+TEST_CASE("convolution_integer: tiles of 64 rows, random shapes") {
+  runWithRows("64", "0", randomCases(144, 4, false), 145);
+  runWithRows("64", "nhwc", randomCases(146, 4, true), 147);
 }
