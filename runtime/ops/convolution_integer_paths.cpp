@@ -143,17 +143,24 @@ namespace {
 // First, where the plan may take tiles of 64 x 64 (squareTiles: the device
 // counts its multiprocessors), channels-last A for such kernels whatever
 // the rows: batch 1's 3x3 layers of 784 and 49 rows, gathered or packed as
-// the im2col matrix, took 0.92-0.95 of the time on the H200
-// (bench/results/batch1_narrow_tiles.md, 2026-12-01). Then few rows over kGatherMinSteps to kGatherMaxSteps K steps
-// (batch 1's layers from 28x28 on, 1x1 or 3x3) pack nothing where A's rows are whole words: the GEMM's own gathers cost
-// less there than a pack dispatch (about 4 µs however small), where the filter is not large; with fewer steps, or more
-// (which split K, and whose pack zeroes the output instead of a fill), or more rows, packing stays ahead
-// (bench/results/packing.md). Where A's rows are byte gathers (strided, or 7x7 images), the pack's dispatch takes the
-// place of the split's fill and the GEMM stages whole chunks: faster on the H200 (bench/results/packing.md,
-// 2026-11-28). Not for a kernel wider than 1x1 into more than 128 output channels: packed, its A takes the few-row
-// tiles of 64 columns (which gathered 3x3 rows do not), measured 0.83x the time on an H100
-// (bench/results/batch1_narrow_tiles.md).
+// the im2col matrix, took 0.92-0.95 of the time on the H200; and nothing
+// packed for a 1x1 kernel over at most kSquareGatherMaxRows rows, even of
+// byte gathers (batch 1's 1x1 layers over 7x7 images, 0.95 of the time)
+// (bench/results/batch1_narrow_tiles.md, 2026-12-01). Then few rows over
+// kGatherMinSteps to kGatherMaxSteps K steps (batch 1's layers from 28x28
+// on, 1x1 or 3x3) pack nothing where A's rows are whole words: the GEMM's
+// own gathers cost less there than a pack dispatch (about 4 µs however
+// small), where the filter is not large; with fewer steps, or more (which
+// split K, and whose pack zeroes the output instead of a fill), or more
+// rows, packing stays ahead (bench/results/packing.md). Where A's rows are
+// byte gathers (strided, or 7x7 images), the pack's dispatch takes the
+// place of the split's fill and the GEMM stages whole chunks: faster on the
+// H200 (bench/results/packing.md, 2026-11-28). Not for a kernel wider than
+// 1x1 into more than 128 output channels: packed, its A takes the few-row
+// tiles of 64 columns (which gathered 3x3 rows do not), measured 0.83x the
+// time on an H100 (bench/results/batch1_narrow_tiles.md).
 constexpr uint32_t kChannelsLastMinRows = shader::COOPMAT_BM;
+constexpr uint32_t kSquareGatherMaxRows = shader::COOPMAT_BM;
 constexpr uint32_t kPackBothMaxRows = 32768;
 constexpr uint32_t kGatherMaxRows = 1024;
 constexpr uint32_t kGatherMaxWideColumns = 128;
@@ -175,6 +182,7 @@ ConvolutionPacking measuredPacking(bool contiguousRows, uint32_t M, uint32_t Ng,
   const bool largeFilter = uint64_t(Ng) * Kg >= (uint64_t(1) << 24);
   const bool channelsLast = !oneByOne && Kg >= 256 && channelsLastSteps;
   if (channelsLast && squareTiles) return ConvolutionPacking::ChannelsLast;
+  if (oneByOne && squareTiles && M <= kSquareGatherMaxRows && !largeFilter) return ConvolutionPacking::None;
   if (M <= kGatherMaxRows && steps >= kGatherMinSteps && steps <= kGatherMaxSteps && !largeFilter && contiguousRows &&
       (oneByOne || Ng <= kGatherMaxWideColumns))
     return ConvolutionPacking::None;
