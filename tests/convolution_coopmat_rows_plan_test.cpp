@@ -190,7 +190,9 @@ TEST_CASE("convolution plan: tiles of 64 rows, A channels-last") {
   CHECK(gemm(layer2, h200, 0).kernel == m64);
   CHECK(gemm(layer4, h200, 0).kernel == m64);
   CHECK(gemm(layer2, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n128_i32");
+  CHECK(gemm(layer2, h200, 128).kernel == "convolution_integer_coopmat_nv_n128_i32");  // forced: as uncounted
   CHECK(gemm(layer4, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
+  CHECK(gemm(layer4, h200, 128).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
   // And 1x1 kernels over few rows gather A even where its rows are byte
   // gathers: layer4 1x1 512->2048 7x7 (49 rows, else the im2col matrix).
   const SameConv pointwise(1, 512, 2048, 7, 7, 1);
@@ -198,6 +200,7 @@ TEST_CASE("convolution plan: tiles of 64 rows, A channels-last") {
   CHECK(std::string(kernelName(plan.front().kernel)) == "fill");
   CHECK(std::string(kernelName(plan.back().kernel)) == "convolution_integer_coopmat_nv_w4_m64_n64_i32");
   CHECK(gemm(pointwise, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
+  CHECK(gemm(pointwise, h200, 96).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
   CHECK(gemm(SameConv(32, 512, 2048, 7, 7, 1), h200, 0).kernel.find("_packed") != std::string::npos);
   // At batch 32 (784 tiles of 128 rows, 6 waves; 1568 of 64, 12): 128.
   CHECK(gemm(SameConv(32, 64, 64, 56, 56, 3), h200, 0).kernel == "convolution_integer_coopmat_nv_w4_n64_i32_packed");
