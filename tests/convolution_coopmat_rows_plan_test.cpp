@@ -201,6 +201,10 @@ TEST_CASE("convolution plan: tiles of 64 rows, A channels-last") {
   CHECK(std::string(kernelName(plan.back().kernel)) == "convolution_integer_coopmat_nv_w4_m64_n64_i32");
   CHECK(gemm(pointwise, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
   CHECK(gemm(pointwise, h200, 96).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
+  // An owned filter keeps the packing measured for it (the im2col matrix here).
+  SameConv ownedPointwise(1, 512, 2048, 7, 7, 1);
+  ownedPointwise.filter.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+  CHECK(gemm(ownedPointwise, h200, 0).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
   CHECK(gemm(SameConv(32, 512, 2048, 7, 7, 1), h200, 0).kernel.find("_packed") != std::string::npos);
   // At batch 32 (784 tiles of 128 rows, 6 waves; 1568 of 64, 12): 128.
   CHECK(gemm(SameConv(32, 64, 64, 56, 56, 3), h200, 0).kernel == "convolution_integer_coopmat_nv_w4_n64_i32_packed");

@@ -198,11 +198,12 @@ ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaul
                                  bool filterOwned, bool squareTiles) {
   if (options.convolutionPacking != ConvolutionPacking::Auto) return options.convolutionPacking;
   if (defaults.convolutionPacking != ConvolutionPacking::Auto) return defaults.convolutionPacking;
-  // $VKDML_COOPMAT_ROWS at 96 or 128 takes the 64 x 64 tiles out of reach, and with them their packings.
+  // $VKDML_COOPMAT_ROWS at 96 or 128 takes the 64 x 64 tiles out of reach, and with them their packings;
+  // an owned filter keeps those measured for it (below).
   const bool squareRows =
       defaults.coopmatRows == 0 || defaults.coopmatRows == shader::coopmatBM(4, shader::COOPMAT_HALF_FM);
-  const ConvolutionPacking packs =
-      measuredPacking(contiguousRows, M, Ng, Kg, oneByOne, channelsLastSteps, squareTiles && squareRows);
+  const ConvolutionPacking packs = measuredPacking(contiguousRows, M, Ng, Kg, oneByOne, channelsLastSteps,
+                                                   squareTiles && squareRows && !filterOwned);
   // An owned filter costs the pack nothing, so channels-last A pays for
   // kernels wider than 1x1 whatever the rows (batch 1's 3x3 layers of
   // 28x28 and 7x7 outputs: bench/results/owned_weights.md).
