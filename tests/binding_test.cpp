@@ -206,6 +206,19 @@ TEST_CASE("binding: reset: errors leave the table as it was") {
   bindAndRun(d, joinOp, table, *join, keep);
 }
 
+TEST_CASE("binding: execute and initialize refuse an empty operator and one of another device, by name") {
+  vkdml::Device& d = test::device();
+  auto join = test::smallJoin();
+  vkdml::CompiledOperator joinOp = d.compileOperator(d.createOperator(join->desc), test::compileOptions());
+  vkdml::BindingTable table = joinOp.createBindingTable();
+  test::expectRejected([&] { d.execute(vkdml::CompiledOperator(), table); }, "the compiled operator is empty");
+  test::expectRejected([&] { d.initialize(vkdml::CompiledOperator(), table); }, "the compiled operator is empty");
+  auto second = vkdml::Device::create();
+  vkdml::CompiledOperator elsewhere = second->compileOperator(second->createOperator(join->desc));
+  test::expectRejected([&] { d.execute(elsewhere, table); }, "compiled for another device");
+  test::expectRejected([&] { d.initialize(elsewhere, table); }, "compiled for another device");
+}
+
 TEST_CASE("binding: reset: the table's own persistent resource is initialized again") {
   vkdml::Device& d = test::device();
   auto op = test::smallConvolution(8);

@@ -348,7 +348,10 @@ class VKDML_API BindingTable {
   // table then behaves as a fresh op.createBindingTable(), but keeps its
   // address array where it has room for op's slots. A rejected call leaves
   // the table as it was. Like the bind calls, it must not be called while a
-  // command buffer that recorded the table is pending.
+  // command buffer that recorded the table is pending; and it ends what was
+  // recorded with the table: record again before submitting (a command
+  // buffer recorded before the reset would read the table's new slots as
+  // its own operator's: docs/binding-model.md, the caller's guarantees).
   void reset(const CompiledOperator& op);
 
   struct Impl;

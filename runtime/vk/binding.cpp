@@ -221,7 +221,8 @@ void CompiledOperator::recordInitializer(VkCommandBuffer cmd, const BindingTable
 }
 
 void Device::initialize(const CompiledOperator& op, const BindingTable& bindings) try {
-  if (!op.impl_ || op.impl_->device.get() != this)
+  if (!op.impl_) throw Error(ErrorCode::InvalidArgument, "Device", "initialize", "the compiled operator is empty");
+  if (op.impl_->device.get() != this)
     throw Error(ErrorCode::InvalidArgument, "Device", "initialize", "the operator was compiled for another device");
   impl_->submitAndWait([&](VkCommandBuffer cmd) { op.recordInitializer(cmd, bindings); });
   // It has run (the marker says so): the command buffer's handle, freed now,

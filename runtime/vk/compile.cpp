@@ -377,7 +377,8 @@ void CompiledOperator::record(VkCommandBuffer cmd, const BindingTable& bindings)
 }
 
 void Device::execute(const CompiledOperator& op, const BindingTable& bindings) try {
-  if (!op.impl_ || op.impl_->device.get() != this)
+  if (!op.impl_) throw Error(ErrorCode::InvalidArgument, "Device", "execute", "the compiled operator is empty");
+  if (op.impl_->device.get() != this)
     throw Error(ErrorCode::InvalidArgument, "Device", "execute", "the operator was compiled for another device");
   impl_->submitAndWait([&](VkCommandBuffer cmd) {
     recordExecution(*op.impl_, op.impl_->executed, cmd, VK_NULL_HANDLE, bindings.impl_.get());
