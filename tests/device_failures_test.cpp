@@ -499,9 +499,21 @@ TEST_CASE("device: an output overlapping an input is rejected, for every operato
                           "UpdatesTensor");
     expectOverlapRejected(op, {input, index, {&buffer, n * 4 + 16, 16}}, {&buffer, 16, n * 4}, "OutputTensor",
                           "InputTensor");
-    // Exactly the input's range: in place.
+    // The message says what would run in place.
+    vkdml::BindingTable rejected = op.createBindingTable();
+    rejected.bindInputs({input, index, {&buffer, n * 4 + 16, 16}});
+    try {
+      rejected.bindOutputs({{&buffer, 16, n * 4}});
+      FAIL("an output 16 bytes past its input must be rejected");
+    } catch (const vkdml::Error& e) {
+      CHECK(std::string(e.what()).find("only OutputTensor bound at the address of InputTensor runs in place") !=
+            std::string::npos);
+    }
+    // At the input's address: in place, the ranges' lengths as they are.
     vkdml::BindingTable table = op.createBindingTable();
     table.bindInputs({input, index, {&buffer, n * 4 + 16, 16}});
+    table.bindOutputs({input});
+    table.bindInputs({{&buffer, 0, n * 4 + 16}, index, {&buffer, n * 4 + 16, 16}});  // over the indices too
     table.bindOutputs({input});
   }
   SUBCASE("DML_DIAGONAL_MATRIX1: the output over its input, even exactly") {

@@ -80,19 +80,29 @@ vkdml::Buffer upload(const Tensor& t) {
   return b;
 }
 
-// Runs the operator in place: one buffer range is bound as the input and as
-// the output (their descriptors share a layout). Returns that range afterwards.
+// Runs the operator in place: one buffer is bound as the input and as the
+// output at one address (their descriptors share a layout), each range
+// `inputTail` or `outputTail` bytes longer than the tensor. Returns the
+// tensor's bytes afterwards; the buffer's bytes past them must keep theirs.
 std::vector<uint8_t> runInPlace(const DML_OPERATOR_DESC& op, const Tensor& data, const Tensor& indices,
-                                const Tensor& updates) {
+                                const Tensor& updates, uint64_t inputTail = 0, uint64_t outputTail = 0) {
   auto compiled = test::device().compileOperator(test::device().createOperator(op));
-  vkdml::Buffer buffer = upload(data), indexBuffer = upload(indices), updateBuffer = upload(updates);
+  const uint64_t bytes = data.bytes.size(), tail = std::max(inputTail, outputTail);
+  std::vector<uint8_t> initial = data.bytes;
+  for (uint64_t i = 0; i < tail; ++i) initial.push_back(uint8_t(0xA5 ^ i));
+  vkdml::Buffer buffer = test::device().createBuffer(initial.size());
+  buffer.upload(initial.data(), initial.size());
+  vkdml::Buffer indexBuffer = upload(indices), updateBuffer = upload(updates);
   auto table = compiled.createBindingTable();
-  table.bindInputs(
-      {{&buffer, 0, buffer.size()}, {&indexBuffer, 0, indexBuffer.size()}, {&updateBuffer, 0, updateBuffer.size()}});
-  table.bindOutputs({{&buffer, 0, buffer.size()}});
+  table.bindInputs({{&buffer, 0, bytes + inputTail},
+                    {&indexBuffer, 0, indexBuffer.size()},
+                    {&updateBuffer, 0, updateBuffer.size()}});
+  table.bindOutputs({{&buffer, 0, bytes + outputTail}});
   test::device().execute(compiled, table);
-  std::vector<uint8_t> result(buffer.size());
+  std::vector<uint8_t> result(initial.size());
   buffer.download(result.data(), result.size());
+  CHECK(std::equal(result.begin() + int64_t(bytes), result.end(), initial.begin() + int64_t(bytes)));
+  result.resize(bytes);
   return result;
 }
 
@@ -275,28 +285,34 @@ TEST_CASE("scatter_nd: out-of-range indices are clamped per coordinate, never wr
   test::expectSameElements(output, values(DML_TENSOR_DATA_TYPE_UINT8, {3, 2}, {1, 2, 3, 4, 8, 9}));
 }
 
-TEST_CASE("scatter_nd: in place, the output bound to the input's range") {
+TEST_CASE("scatter_nd: in place, the output bound at the input's address") {
   std::mt19937_64 rng(7);
-  // Packed, and strided with gaps: the same layout for input and output.
-  for (bool strided : {false, true}) {
-    CAPTURE(strided);
-    const std::vector<uint32_t> sizes = {6, 5, 7};
-    Tensor input(DML_TENSOR_DATA_TYPE_FLOAT16, sizes,
-                 strided ? std::vector<uint32_t>{80, 14, 2} : std::vector<uint32_t>{});
-    input.randomize(rng);
-    Tensor indices = indexTensor(DML_TENSOR_DATA_TYPE_INT64, {1, 3, 2}, {5, 0, -6, 4, 2, 2});  // rows of 7
-    Tensor updates(DML_TENSOR_DATA_TYPE_FLOAT16, {1, 3, 7});
-    updates.randomize(rng);
-    Tensor output(DML_TENSOR_DATA_TYPE_FLOAT16, sizes, input.strides);
-    ScatterNd s;
-    Tensor result = input;
-    result.bytes = runInPlace(s.make(input, indices, updates, output, 3, 3), input, indices, updates);
-    test::expectSameElements(result, reference(input, indices, updates, 3));
-    // The gaps between strided elements keep their bytes.
-    Tensor gaps = input;
-    for (uint64_t i = 0; i < gaps.elementCount(); ++i) gaps.set(i, result.get(i));
-    CHECK(gaps.bytes == result.bytes);
-  }
+  // Packed, and strided with gaps: the same layout for input and output. The
+  // ranges' lengths need not match: the tensor's bytes are the same.
+  const std::pair<uint64_t, uint64_t> tails[] = {{0, 0}, {0, 24}, {40, 0}};
+  for (bool strided : {false, true})
+    for (const auto& [inputTail, outputTail] : tails) {
+      CAPTURE(strided);
+      CAPTURE(inputTail);
+      CAPTURE(outputTail);
+      const std::vector<uint32_t> sizes = {6, 5, 7};
+      Tensor input(DML_TENSOR_DATA_TYPE_FLOAT16, sizes,
+                   strided ? std::vector<uint32_t>{80, 14, 2} : std::vector<uint32_t>{});
+      input.randomize(rng);
+      Tensor indices = indexTensor(DML_TENSOR_DATA_TYPE_INT64, {1, 3, 2}, {5, 0, -6, 4, 2, 2});  // rows of 7
+      Tensor updates(DML_TENSOR_DATA_TYPE_FLOAT16, {1, 3, 7});
+      updates.randomize(rng);
+      Tensor output(DML_TENSOR_DATA_TYPE_FLOAT16, sizes, input.strides);
+      ScatterNd s;
+      Tensor result = input;
+      result.bytes =
+          runInPlace(s.make(input, indices, updates, output, 3, 3), input, indices, updates, inputTail, outputTail);
+      test::expectSameElements(result, reference(input, indices, updates, 3));
+      // The gaps between strided elements keep their bytes.
+      Tensor gaps = input;
+      for (uint64_t i = 0; i < gaps.elementCount(); ++i) gaps.set(i, result.get(i));
+      CHECK(gaps.bytes == result.bytes);
+    }
 }
 
 TEST_CASE("scatter_nd: grid-stride loops over tuples and along slices") {

@@ -176,7 +176,7 @@ struct OperatorPlan {
   std::vector<detail::Slot> inputs;
   std::vector<detail::Slot> outputs;
   // An output may overlap no input, except this (input slot, output slot)
-  // pair bound to exactly one range: the operator runs in place.
+  // pair bound at one address (ranges of any length): it runs in place.
   std::optional<std::pair<uint32_t, uint32_t>> inPlace;
   // The dispatches that carry the operator out on this device, in order; a
   // barrier separates consecutive ones (compute or transfer, as each is).

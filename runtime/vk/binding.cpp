@@ -297,7 +297,9 @@ BoundRange resolveRange(const char* op, const std::string& field, const Device& 
 // An output may not overlap an input: kernels read inputs while they write
 // the output, in no defined order, so any overlap gives wrong answers. The
 // one exception is the in-place execution an operator declares
-// (OperatorPlan::inPlace): the output bound to exactly its input's range.
+// (OperatorPlan::inPlace): the output bound at its input's address. The two
+// share a layout, so the tensor's bytes are the same whatever either range's
+// length.
 // The temporary and persistent resources are written while every tensor is
 // read or written: they overlap nothing.
 void checkOverlaps(const OperatorPlan& plan, const std::vector<std::optional<BoundRange>>& slots,
@@ -323,10 +325,10 @@ void checkOverlaps(const OperatorPlan& plan, const std::vector<std::optional<Bou
       if (plan.inPlace && plan.inPlace->first == i && plan.inPlace->second == o &&
           slots[i]->address == slots[o]->address)
         continue;
-      std::string allowed = plan.inPlace ? concat("; only ", plan.outputs[plan.inPlace->second - outputsBegin].name,
-                                                  " bound to exactly the range of ",
-                                                  plan.inputs[plan.inPlace->first].name, " runs in place")
-                                         : "";
+      std::string allowed =
+          plan.inPlace ? concat("; only ", plan.outputs[plan.inPlace->second - outputsBegin].name,
+                                " bound at the address of ", plan.inputs[plan.inPlace->first].name, " runs in place")
+                       : "";
       throwInvalid(
           plan.name, name(o),
           concat("its ", fill(where(*slots[o], *slots[i]), name(i)), ": an output must not overlap an input", allowed));
