@@ -5,8 +5,8 @@
 #                               "[large]" (big tensors, minutes on lavapipe) only with --large
 #   ./dev.sh asan               the test suite under AddressSanitizer + UBSan
 #   ./dev.sh tsan               the thread tests under ThreadSanitizer
-#   ./dev.sh subgroups          the test suite on lavapipe with subgroups of 1, 4, 16 and 64 lanes
-#   ./dev.sh mesa25 [CMD...]    the whole test suite (or CMD) on Mesa 25's lavapipe, unpacked from
+#   ./dev.sh subgroups          on lavapipe with subgroups of 1, 4 and 64 lanes, the tests they can change
+#   ./dev.sh mesa25 [CMD...]    the suite less MESA25_SKIP (or CMD) on Mesa 25's lavapipe, unpacked from
 #                               bookworm-backports into build/mesa25 beside the system's Mesa
 #   ./dev.sh fuzz [seconds]     the descriptor fuzzer on a copy of fuzz/corpus (default 3600 s),
 #                               then the model fuzzer (vkdml-dispatch's reader) a third as long

@@ -260,7 +260,7 @@ void addDataMovementCases(Cases& cases, bool large) {
   cases.push_back(diagonal(large ? 16 : 1, large ? 4096 : 1024, true));
   cases.push_back(diagonal(large ? 16 : 1, large ? 4096 : 1024, false));
   // Bands far from the diagonal: a CPU device copies the input whole first
-  // only where that saves more than it moves (README, the CPU plan).
+  // only where that saves more than it moves (docs/architecture.md, "The CPU plan").
   for (INT k : {1000, -1000}) cases.push_back(diagonal(large ? 16 : 1, large ? 4096 : 1024, true, large ? 4 * k : k));
   cases.push_back(slice("flip dim 2", {n, c, 1024, 512}, {0, 0, 0, 0}, {n, c, 1024, 512}, {1, 1, -1, 1}));
 }

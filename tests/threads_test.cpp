@@ -1,4 +1,4 @@
-// The thread-safety contract (README.md, "Errors and thread safety"): one
+// The thread-safety contract (docs/errors-and-threads.md, "Threads"): one
 // Device shared by many threads, each creating, compiling, binding,
 // executing and destroying operators of every type, through the shared
 // pipeline cache while it evicts, and recording into command buffers of its

@@ -11,8 +11,8 @@
 // Every call that can fail throws vkdml::Error (and nothing else);
 // vkdml::validate() reports a descriptor's first broken rule without throwing.
 // Threads: a Device, Operators and CompiledOperators may be shared between
-// threads; a BindingTable and a command buffer may not (README.md, "Errors
-// and thread safety").
+// threads; a BindingTable and a command buffer may not
+// (docs/errors-and-threads.md).
 #ifndef VKDML_VKDML_HPP
 #define VKDML_VKDML_HPP
 

@@ -133,7 +133,7 @@ void bindResource(BindingTable::Impl& t, const BufferBinding& binding, bool pers
   // Back to the table's own: allocated now, so that a command buffer
   // recorded before finds an address in the table (a fresh own persistent
   // resource is not initialized: such a command buffer would read garbage;
-  // README's binding model says so).
+  // docs/binding-model.md says so).
   if (persistent && !t.persistent) detail::persistentRange(t);
   if (!persistent && !t.temporary) detail::temporaryRange(t);
 }

@@ -65,7 +65,7 @@ class Builder {
   std::string op_;
 };
 
-// SLICE -> SLICE1 (see the lowering in README.md): the window of each
+// SLICE -> SLICE1 (see the lowering in docs/vkdml-dispatch.md): the window of each
 // dimension spans (Sizes - 1) * Strides + 1 input elements, so SLICE1's
 // output count 1 + (window - 1) / stride is Sizes again, and its bound
 // Offsets + window <= InputTensor.Sizes is SLICE's last-read rule.

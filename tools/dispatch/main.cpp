@@ -1,5 +1,5 @@
 // vkdml-dispatch: runs DxDispatch's JSON models of DirectML operators on
-// vkdml (README.md, "vkdml-dispatch").
+// vkdml (docs/vkdml-dispatch.md).
 #include <iostream>
 #include <string>
 #include <vector>
