@@ -376,11 +376,11 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     Coopmat constants = withGeometry<Coopmat>(p);
     constants.WORKGROUP_SIZE = 32 * warps;
     constants.A_PACKING = aPacking;
-    // A in scratch: none of what the pack read (shader::GATHER_FLAGS) and
-    // none of the geometry (channels-last A takes its taps' from ConvParams),
-    // so that layers of other shapes share the pipeline.
-    const uint32_t constantFlags = packA ? ~shader::GATHER_FLAGS : ~0u;
-    if (packA) {
+    // A in scratch: none of what the pack read (shader::GATHER_FLAGS) and none of the geometry
+    // (channels-last A takes its taps' from ConvParams), so that layers of other shapes share the
+    // pipeline; emulated, nor the PARAM_FLAGS: that kernel reads both from ConvParams (coopmat/tile.glsl).
+    const uint32_t constantFlags = ~(packA ? shader::GATHER_FLAGS : 0u) & ~(emulated ? shader::PARAM_FLAGS : 0u);
+    if (packA || emulated) {
       const Coopmat none;
       constants.KH = none.KH, constants.KW = none.KW;
       constants.STRIDE_Y = none.STRIDE_Y, constants.STRIDE_X = none.STRIDE_X;

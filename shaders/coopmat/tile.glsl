@@ -11,33 +11,52 @@ const uint WARPS_M = VKDML_COOPMAT_WARPS_M(WARPS), WARPS_N = WARPS / WARPS_M;
 #define FM 4
 #endif
 const uint WG = 32 * WARPS;
+// The emulated kernel reads the geometry (the constants of kind param) and
+// the PARAM_FLAGS from ConvParams, and sets what follows from them at run
+// time (setupInvocation), in Private variables: the plan leaves those
+// constants at their defaults, so that a test's cases share a few
+// pipelines, each of which lavapipe takes seconds to compile
+// (bench/results/test_time.md). Elsewhere all are constants, for the
+// driver to fold. X(type, name, value): what follows from them. The XOR
+// masks flip UINT8 bytes to INT8; the row sums only matter where the
+// flipped filter zero point can be nonzero, the column sums where the
+// flipped input zero point can.
+#if COOPMAT_EMULATED
+#undef VKDML_SPEC_param_
+#define VKDML_SPEC_param_(name, id, value) uint name;
+#define PARAM_BITS paramBits
+uint paramBits;
+#define VKDML_FOLLOWS_(type, name, value) type name;
+#else
+#define PARAM_BITS FLAGS
+#define VKDML_FOLLOWS_(type, name, value) const type name = value;
+#endif
+#define VKDML_COOPMAT_FROM_PARAMS(X)                               \
+  X(uint, KHW, KH * KW)                                            \
+  X(bool, HAS_XZ, (PARAM_BITS & HAS_INPUT_ZERO_POINT) != 0)       \
+  X(bool, HAS_WZ, (PARAM_BITS & HAS_FILTER_ZERO_POINT) != 0)      \
+  X(bool, INPUT_SIGNED, (PARAM_BITS & INPUT_SIGNED_FLAG) != 0)    \
+  X(bool, FILTER_SIGNED, (PARAM_BITS & FILTER_SIGNED_FLAG) != 0)  \
+  X(bool, Y_IN_RANGE, (PARAM_BITS & TAPS_Y_IN_RANGE) != 0)        \
+  X(bool, X_IN_RANGE, (PARAM_BITS & TAPS_X_IN_RANGE) != 0)        \
+  X(bool, OUTPUT_QUADS, (PARAM_BITS & OUTPUT_M_QUADS) != 0)       \
+  X(uint, INPUT_FLIP, INPUT_SIGNED ? 0u : 0x80808080u)            \
+  X(uint, FILTER_FLIP, FILTER_SIGNED ? 0u : 0x80808080u)          \
+  X(bool, NEED_ROW_SUMS, !FILTER_SIGNED || HAS_WZ)                \
+  X(bool, NEED_COL_SUMS, !INPUT_SIGNED || HAS_XZ)
 VKDML_SPECIALIZATION(ConvolutionIntegerCoopmatConstants, VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS)
 layout(local_size_x = WG) in;  // the host passes WG as WORKGROUP_SIZE: the tiling assumes it
-const uint KHW = KH * KW;
-const bool HAS_XZ = (FLAGS & HAS_INPUT_ZERO_POINT) != 0;
-const bool HAS_WZ = (FLAGS & HAS_FILTER_ZERO_POINT) != 0;
-const bool INPUT_SIGNED = (FLAGS & INPUT_SIGNED_FLAG) != 0;
-const bool FILTER_SIGNED = (FLAGS & FILTER_SIGNED_FLAG) != 0;
+VKDML_COOPMAT_FROM_PARAMS(VKDML_FOLLOWS_)
 const bool ROWS_CONTIGUOUS = (FLAGS & INPUT_ROWS_CONTIGUOUS) != 0;
 const bool ROWS_STRIDE2 = (FLAGS & INPUT_ROWS_STRIDE2) != 0;
 const bool ROWS_WORDS = ROWS_CONTIGUOUS || ROWS_STRIDE2;  // a quad's row 0 locates its 4 bytes (stage.glsl)
-const bool Y_IN_RANGE = (FLAGS & TAPS_Y_IN_RANGE) != 0;
-const bool X_IN_RANGE = (FLAGS & TAPS_X_IN_RANGE) != 0;
 const bool K_CONTIGUOUS = (FLAGS & FILTER_K_CONTIGUOUS) != 0;
 const bool WHOLE_STEPS = (FLAGS & K_WHOLE_STEPS) != 0;
-const bool OUTPUT_QUADS = (FLAGS & OUTPUT_M_QUADS) != 0;
 const bool TWO_STEPS = (FLAGS & K_TWO_STEPS) != 0;
 const bool ACCUMULATE_OUTPUT = (FLAGS & ACCUMULATE) != 0;  // a later chunk of K: add to the output
 const bool CHUNKED = (FLAGS & K_CHUNKED) != 0;             // a chunk of K, not all of it
 const bool SPLIT_K = (FLAGS & K_SPLIT) != 0;                 // chunk gl_WorkGroupID.y of K, added atomically
 const bool ROWS_OF_GROUPS = (FLAGS & GRID_ROWS) != 0;
-// XOR masks that flip UINT8 bytes to INT8.
-const uint INPUT_FLIP = INPUT_SIGNED ? 0u : 0x80808080u;
-const uint FILTER_FLIP = FILTER_SIGNED ? 0u : 0x80808080u;
-// The row sums only matter where the flipped filter zero point can be
-// nonzero, the column sums where the flipped input zero point can.
-const bool NEED_ROW_SUMS = !FILTER_SIGNED || HAS_WZ;
-const bool NEED_COL_SUMS = !INPUT_SIGNED || HAS_XZ;
 const uint BM = VKDML_COOPMAT_ROWS(WARPS, FM);  // tile rows (output pixels)
 const uint BN = FN * 16 * WARPS_N;  // tile columns (output channels of the group)
 const uint BK = COOPMAT_BK;         // tile depth: one fragment K
@@ -109,8 +128,17 @@ bool rowSumsLive;
 #endif
 INDEX_T inS0, inS1, inS2, inS3, fS0, fS1, fS2, fS3;
 
+#if COOPMAT_EMULATED
+#define VKDML_SET_(type, name, value) name = value;
+#endif
 void setupInvocation() {
   p = ConvParams(pc.paramsAddress);
+#if COOPMAT_EMULATED
+  KH = p.kernelH, KW = p.kernelW, STRIDE_Y = p.strideY, STRIDE_X = p.strideX;
+  DILATION_Y = p.dilationY, DILATION_X = p.dilationX, PAD_Y = p.padY, PAD_X = p.padX;
+  paramBits = p.flags & PARAM_FLAGS;
+  VKDML_COOPMAT_FROM_PARAMS(VKDML_SET_)
+#endif
   t = gl_LocalInvocationID.x;
   lane = t % 32, warp = t / 32;
   warpM = warp % WARPS_M, warpN = warp / WARPS_M;

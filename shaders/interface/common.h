@@ -8,7 +8,9 @@
 //   runtime-sized array is VKDML_TRAILING_ARRAY(Type, name) (absent in C++).
 // - Specialization constants: a list macro of X(name, constant_id, kind,
 //   default), kind one of uint, bool, workgroupX, workgroupY (the workgroup
-//   size's local_size_*_id). VKDML_SPECIALIZATION(Struct, LIST) declares the
+//   size's local_size_*_id) or param (a uint that a kernel may declare as a
+//   Private variable instead, set from its parameter block: it redefines
+//   VKDML_SPEC_param_). VKDML_SPECIALIZATION(Struct, LIST) declares the
 //   constants in GLSL; in C++ a struct with one uint32_t field per name and
 //   specializationOf(struct), its (constant_id, value) pairs, from which the
 //   VkSpecializationMapEntry array is built: the host sets constants by name.
@@ -54,6 +56,7 @@ VKDML_INTERFACE_END
 #define VKDML_TRAILING_ARRAY(type, name) type name[];
 #define VKDML_SPEC_uint_(name, id, value) layout(constant_id = id) const uint name = value;
 #define VKDML_SPEC_bool_(name, id, value) layout(constant_id = id) const bool name = value;
+#define VKDML_SPEC_param_(name, id, value) layout(constant_id = id) const uint name = value;
 #define VKDML_SPEC_workgroupX_(name, id, value) layout(local_size_x_id = id) in;
 #define VKDML_SPEC_workgroupY_(name, id, value) layout(local_size_y_id = id) in;
 #define VKDML_SPEC_DECLARE_(name, id, kind, value) VKDML_SPEC_##kind##_(name, id, value)

@@ -139,17 +139,25 @@ const uint GATHER_FLAGS =
   VKDML_CONVOLUTION_GEOMETRY(X, 7)
 #define VKDML_DOT_SHARED_BYTES(bm, bn, bk) (2u * ((bm) + (bn)) * (bk))
 
-// The geometry and the flags that the cooperative-matrix and dot-product kernels fold.
+// The geometry and the flags that the cooperative-matrix and dot-product
+// kernels fold. The emulated cooperative-matrix kernel reads the geometry
+// (kind param) and the PARAM_FLAGS from ConvParams instead, its constants
+// left at their defaults (shaders/coopmat/tile.glsl).
 #define VKDML_CONVOLUTION_GEOMETRY(X, first) \
-  X(KH, first, uint, 1)                      \
-  X(KW, first + 1, uint, 1)                  \
-  X(STRIDE_Y, first + 2, uint, 1)            \
-  X(STRIDE_X, first + 3, uint, 1)            \
-  X(DILATION_Y, first + 4, uint, 1)          \
-  X(DILATION_X, first + 5, uint, 1)          \
-  X(PAD_Y, first + 6, uint, 0)               \
-  X(PAD_X, first + 7, uint, 0)               \
+  X(KH, first, param, 1)                     \
+  X(KW, first + 1, param, 1)                 \
+  X(STRIDE_Y, first + 2, param, 1)           \
+  X(STRIDE_X, first + 3, param, 1)           \
+  X(DILATION_Y, first + 4, param, 1)         \
+  X(DILATION_X, first + 5, param, 1)         \
+  X(PAD_Y, first + 6, param, 0)              \
+  X(PAD_X, first + 7, param, 0)              \
   X(FLAGS, first + 8, uint, 0) /* ConvParams.flags */
+// Those flags: the operands' types and zero points, the taps' range checks
+// and the output's stores, each a choice between a few instructions rather
+// than code paths.
+const uint PARAM_FLAGS = HAS_INPUT_ZERO_POINT | HAS_FILTER_ZERO_POINT | INPUT_SIGNED_FLAG | FILTER_SIGNED_FLAG |
+                         TAPS_Y_IN_RANGE | TAPS_X_IN_RANGE | OUTPUT_M_QUADS;
 
 // convolution_integer_coopmat.comp.
 #define VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS(X) \
