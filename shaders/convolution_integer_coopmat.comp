@@ -31,7 +31,8 @@
 // operations), stage.glsl, stage_a.glsl and stage_b.glsl (the operands from
 // global memory through registers into shared memory), step.glsl (one K
 // step, gathered or packed), multiply.glsl (the multiplies and the K loop),
-// epilogue.glsl (zero points, output stores). Their state lives in Private
+// epilogue.glsl (zero points, output stores), split.glsl (a split K's
+// chunks zeroing their tile's outputs). Their state lives in Private
 // variables, which the driver keeps in registers once it has inlined the
 // functions.
 //
@@ -83,6 +84,7 @@
 #include "coopmat/step.glsl"
 #include "coopmat/multiply.glsl"
 #include "coopmat/epilogue.glsl"
+#include "coopmat/split.glsl"
 
 void main() {
   TIMELINE_START();
@@ -95,6 +97,7 @@ void main() {
   for (uint tile = group; tile < p.tiles;
        tile = ROWS_OF_GROUPS && p.tiles - tile <= groups ? p.tiles : tile + groups) {
     setTile(tile);
+    beginSplitTile(tile);
     setLiveFragments();
     beginStaging();
     beginPacked();
@@ -104,9 +107,11 @@ void main() {
     TIMELINE_MARK(3);
     addSums();
     TIMELINE_MARK(4);
+    awaitTileZeroes(tile);
     storeOutput();
     TIMELINE_MARK(14);
     barrier();  // the sums and scratch are read before the next tile resets them
+    endSplitTile(tile);
     TIMELINE_TILE_END(tile);
   }
   TIMELINE_WRITE();

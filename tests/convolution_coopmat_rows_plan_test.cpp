@@ -3,6 +3,9 @@
 // it, each where the device counts its multiprocessors and the shorter
 // tiles take no more waves, or wherever $VKDML_COOPMAT_ROWS says. (The
 // results of those plans: convolution_integer_rows_test.cpp.)
+#include <cstring>
+
+#include "interface/convolution_integer.h"
 #include "planning.hpp"
 
 using namespace test::planning;
@@ -196,9 +199,25 @@ TEST_CASE("convolution plan: tiles of 64 rows, A channels-last") {
   // And 1x1 kernels over few rows gather A even where its rows are byte
   // gathers: layer4 1x1 512->2048 7x7 (49 rows, else the im2col matrix).
   const SameConv pointwise(1, 512, 2048, 7, 7, 1);
+  // K splits across the grid, and its chunks zero the output (no fill),
+  // with a tile's counters in the binding table's memory; on a CPU device,
+  // where a chunk may not wait on another, a fill zeroes it.
   plan = planOn(pointwise, h200);
-  CHECK(std::string(kernelName(plan.front().kernel)) == "fill");
+  REQUIRE(plan.size() == 1);
   CHECK(std::string(kernelName(plan.back().kernel)) == "convolution_integer_coopmat_nv_w4_m64_n64_i32");
+  vkdml::shader::ConvParams params{};
+  REQUIRE(plan.back().params.size() == sizeof params);
+  std::memcpy(&params, plan.back().params.data(), sizeof params);
+  CHECK((params.flags & vkdml::shader::K_SPLIT_ZEROES) != 0);
+  CHECK(params.tileCounters == vkdml::detail::tableCountersOffset(5));
+  CHECK(plan.back().groups[1] > 1);
+  CHECK(plan.back().tableCounterBytes == uint64_t(plan.back().groups[0]) * vkdml::shader::SPLIT_TILE_WORDS * 4);
+  vkdml::DeviceInfo cpu = h200;
+  cpu.type = VK_PHYSICAL_DEVICE_TYPE_CPU;
+  plan = planOn(pointwise, cpu);
+  REQUIRE(plan.size() == 2);
+  CHECK(std::string(kernelName(plan.front().kernel)) == "fill");
+  CHECK(plan.back().tableCounterBytes == 0);
   CHECK(gemm(pointwise, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
   CHECK(gemm(pointwise, h200, 96).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
   // An owned filter keeps the packing measured for it (the im2col matrix here).

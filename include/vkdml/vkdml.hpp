@@ -324,8 +324,10 @@ struct BindingProperties {
 // operator's sizes; binding nothing (buffer = nullptr) goes back to the
 // table's own. Executions through one temporary resource are serialized on
 // one queue (record() orders them after the compute work recorded before
-// it); submit those through different queues concurrently only with
-// different temporary resources.
+// it), and so are those through one table that keeps counters for its
+// operator (a convolution whose chunks of K zero the output themselves);
+// submit those through different queues concurrently only with different
+// temporary resources and tables.
 //
 // Inputs flagged DML_TENSOR_FLAG_OWNED_BY_DML are bound for initialization
 // and read from the persistent resource by executions: as in DirectML, bind

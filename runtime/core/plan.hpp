@@ -67,6 +67,11 @@ struct Dispatch {
   // the whole temporary resource.
   uint64_t scratchBytes = 0;
   bool zeroScratch = false;
+  // Bytes of counters in the binding table's own memory, from
+  // tableCountersOffset: zero when the table is made or reset, and left
+  // zero by the dispatch when it ends (shader::K_SPLIT_ZEROES). Each table
+  // holds the largest among an operator's dispatches.
+  uint64_t tableCounterBytes = 0;
   // Part of the initializer (CompiledOperator::recordInitializer), not of
   // the execution: it reads owned inputs (through the initializer's slot
   // addresses) and writes the first persistentBytes of the persistent
@@ -123,6 +128,13 @@ inline uint32_t temporarySlot(size_t tensorSlots) {
 }
 inline uint32_t persistentSlot(size_t tensorSlots) {
   return static_cast<uint32_t>(tensorSlots) + 1;
+}
+
+// The binding table's memory (vk/binding.cpp): the executions' address
+// array and the initializer's, each of the tensor slots, the temporary and
+// the persistent resource; then the dispatches' counters.
+inline uint64_t tableCountersOffset(size_t tensorSlots) {
+  return 2 * (uint64_t(tensorSlots) + 2) * sizeof(uint64_t);
 }
 
 struct Slot {

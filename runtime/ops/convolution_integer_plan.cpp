@@ -21,6 +21,7 @@ namespace {
 // gathers its operands itself.
 constexpr uint64_t kMaxPackedBytes = uint64_t(1) << 30;
 constexpr uint32_t kOutputSlot = 4;  // after InputTensor, its zero point, FilterTensor, its zero point
+constexpr size_t kTensorSlots = kOutputSlot + 1;
 
 // One dispatch per chunk of K (`step` bytes of k per K step): `d` with its
 // parameter block for each, and its specialization constants `constants`
@@ -389,33 +390,33 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     }
     const GemmLoops loops = coopmatLoops(bn, warps, emulated, packing, prefetch, fragment);
     const GemmSplit split = splitGemm(loops, p.tiles, kTiles, device);
-    // The GEMM's dispatches: K split across the grid after the output is
-    // zeroed (by a fill, or by the pack before it: zeroedByPack), else as
-    // splitGemm says.
+    // The GEMM's dispatches: K split across the grid into a zeroed output, else as splitGemm says.
     const uint32_t chunkSteps = parallelChunkSteps(split, p.tiles, kTiles, output, p.M, packA, device);
-    // Two K steps side by side in each shared row (shader::K_PAIRED_ROWS):
-    // where A comes in scratch, K is not split across the grid and the
-    // device's shared memory holds them, on the one-step-ahead variants'
-    // 8-warp tiles of 128 columns (1-4% faster on the H200; 64-column tiles
-    // ran slower, 256-column ones need more than 48 KiB:
-    // bench/results/paired_steps.md), and on the emulated path wherever
-    // they fit (a device of 32 KiB then tests them on 64 columns).
+    // Two K steps side by side in each shared row (shader::K_PAIRED_ROWS) where A comes in scratch,
+    // K is not split across the grid and the device's shared memory holds them, on the one-step-ahead
+    // variants' 8-warp tiles of 128 columns (64-column tiles ran slower, 256-column ones need more than
+    // 48 KiB: bench/results/paired_steps.md), and emulated wherever they fit (32 KiB: 64 columns).
     if (packA && !prefetch && chunkSteps == 0 && (emulated || (warps == 8 && bn == 128)) &&
         device.maxComputeSharedMemorySize >= coopmatSharedBytes(warps, bn, true))
       p.flags |= shader::K_PAIRED_ROWS;
     auto gemm = [&](Dispatch g, bool zeroedByPack) {
       if (chunkSteps == 0)
         return chunkDispatches(g, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, constantFlags);
+      // Zeroed by the pack, by the chunks where they may wait on each other (K_SPLIT_ZEROES), or a fill.
+      const bool zeroesTiles = !zeroedByPack && device.type != VK_PHYSICAL_DEVICE_TYPE_CPU;
       ConvParams chunk = p;
-      chunk.flags = (p.flags | shader::K_SPLIT) & ~(shader::K_TWO_STEPS | shader::OUTPUT_M_QUADS);
-      chunk.kBegin = 0;
-      chunk.kLength = chunkSteps * shader::COOPMAT_BK;
+      chunk.flags = (p.flags | shader::K_SPLIT | (zeroesTiles ? shader::K_SPLIT_ZEROES : 0u)) &
+                    ~(shader::K_TWO_STEPS | shader::OUTPUT_M_QUADS);
+      chunk.kBegin = 0, chunk.kLength = chunkSteps * shader::COOPMAT_BK;
+      chunk.tileCounters = static_cast<uint32_t>(tableCountersOffset(kTensorSlots));
       g.params = bytesOf(chunk);
       g.groups = {p.tiles, (kTiles + chunkSteps - 1) / chunkSteps, 1};
-      g.loopPasses = loops.passes(1, chunkSteps);
+      // The zeros' loop adds its passes; the wait is taken on no CPU device.
+      g.loopPasses = loops.passes(1, chunkSteps) + (zeroesTiles ? splitZeroPasses(bm, bn, 32 * warps) : 0);
+      g.tableCounterBytes = zeroesTiles ? uint64_t(p.tiles) * shader::SPLIT_TILE_WORDS * 4 : 0;
       constants.FLAGS = chunk.flags & constantFlags;
       g.specialization = shader::specializationOf(constants);
-      if (zeroedByPack) return std::vector<Dispatch>{g};
+      if (zeroedByPack || zeroesTiles) return std::vector<Dispatch>{g};
       return std::vector<Dispatch>{planFill(kOutputSlot, 0, output.elementCount * 4, 0, device), g};
     };
     if (!packing) return gemm(d, false);
@@ -431,7 +432,6 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
                              (p.flags & shader::FILTER_K_CONTIGUOUS) != 0 && (p.flags & shader::K_WHOLE_STEPS) != 0 &&
                              p.filterStrides[0] % 16 == 0 && filter.offsetAlignment % 16 == 0;
     if (bFromFilter) p.flags |= shader::B_FROM_FILTER;
-    constexpr size_t kTensorSlots = 5;  // InputTensor, its zero point, FilterTensor, its zero point, OutputTensor
     p.packedAOffset = 0;
     p.packedBOffset = persistentB ? 0 : aBytes;
     p.scratchSlot = temporarySlot(kTensorSlots);

@@ -67,6 +67,11 @@ struct GemmLoops {
   }
 };
 
+// The loop passes of a K split's zeros in a tile of bm x bn on `workgroup`
+// invocations (shader::K_SPLIT_ZEROES, shaders/coopmat/split.glsl): rows,
+// then each row's columns.
+uint64_t splitZeroPasses(uint32_t bm, uint32_t bn, uint32_t workgroup);
+
 // The loops of convolution_integer.comp and of convolution_integer_coopmat.comp
 // (convolution_integer_tiles.cpp).
 GemmLoops portableLoops(const TileShape& t, bool dot);

@@ -174,6 +174,11 @@ GemmLoops dotLoops(const TileShape& t) {
 // takes 3 steps per pass through an inner loop (it may leave early, so it
 // counts although it is marked [[unroll]]).
 constexpr uint32_t kPrefetchSteps = 3;  // PREFETCH of the _p3 variants
+uint64_t splitZeroPasses(uint32_t bm, uint32_t bn, uint32_t workgroup) {
+  const uint32_t rowLanes = workgroup >= bm ? workgroup / bm : 1, rows = workgroup / rowLanes;
+  return loopPasses((bm + rows - 1) / rows, loopPasses((bn + rowLanes - 1) / rowLanes));
+}
+
 GemmLoops coopmatLoops(uint32_t bn, uint32_t warps, bool emulated, bool packedB, bool prefetch,
                        const DeviceInfo::MatrixShape& fragment) {
   const uint64_t fm = 4, fn = bn * shader::coopmatWarpsM(warps) / (16 * warps);

@@ -55,8 +55,8 @@ void pointTable(BindingTable::Impl& t, const std::shared_ptr<const CompiledOpera
   const OperatorPlan& plan = Access::plan(op->op);
   const size_t slots = plan.inputs.size() + plan.outputs.size();
   // Two address arrays (executions', the initializer's) of the slots, the
-  // temporary and the persistent resource.
-  const uint64_t bytes = 2 * (slots + 2) * sizeof(uint64_t);
+  // temporary and the persistent resource; then the counters, zeroed with them.
+  const uint64_t bytes = tableCountersOffset(slots) + op->tableCounterBytes;
   // Allocated before the table changes: a failure leaves it as it was.
   std::shared_ptr<Buffer::Impl> table =
       t.table && t.table->size >= bytes ? t.table : allocateBuffer(op->device, bytes, detail::BufferUse::Table);

@@ -112,6 +112,7 @@ PlannedOperator planOperator(Device& owner, const Device::Impl& device, const Op
     for (const auto& d : *dispatches) {
       scratchBytes = std::max(scratchBytes, d.scratchBytes);
       packedBytes = std::max(packedBytes, d.persistentBytes);
+      compiled->tableCounterBytes = std::max(compiled->tableCounterBytes, d.tableCounterBytes);
     }
   compiled->scratchBytes = detail::Checked(scratchBytes).roundUp(4).get(plan.name, "temporary resource", "its size");
   const size_t tensorSlots = plan.inputs.size() + plan.outputs.size();
@@ -308,9 +309,9 @@ void recordExecution(const CompiledOperator::Impl& op, const Program& program, V
                           plan.inputs[slot].tensor->totalBytes};
     return *t->slots[slot];
   };
-  // The temporary resource may still be in use by an earlier execution:
-  // the first dispatch waits for its compute work.
-  bool first = !temporary;
+  // The temporary resource, or the table's counters, may still be in use
+  // by an earlier execution: the first dispatch waits for its compute work.
+  bool first = !temporary && op.tableCounterBytes == 0;
   // The stage of the last command recorded: the caller orders record()
   // against its work as compute work, so a transfer first waits for compute
   // writes, and a transfer last is made visible to compute.

@@ -191,6 +191,8 @@ struct CompiledOperator::Impl {
   // of either program in whole words (a program whose scratch must start
   // zeroed begins with a fill of it).
   uint64_t scratchBytes = 0;
+  // The largest Dispatch::tableCounterBytes of either program.
+  uint64_t tableCounterBytes = 0;
   // The persistent resource: what the initializer dispatches write at its
   // start, then a copy of each owned input they do not pack, each at a
   // multiple of 256 bytes. persistentBytes: BindingProperties::persistentResourceSize.

@@ -56,6 +56,9 @@ const bool TWO_STEPS = (FLAGS & K_TWO_STEPS) != 0;
 const bool ACCUMULATE_OUTPUT = (FLAGS & ACCUMULATE) != 0;  // a later chunk of K: add to the output
 const bool CHUNKED = (FLAGS & K_CHUNKED) != 0;             // a chunk of K, not all of it
 const bool SPLIT_K = (FLAGS & K_SPLIT) != 0;                 // chunk gl_WorkGroupID.y of K, added atomically
+// Its chunks zero the output (split.glsl); one test of FLAGS (glslang makes
+// `SPLIT_K && ...` code, not a constant).
+const bool SPLIT_ZEROES = (FLAGS & (K_SPLIT | K_SPLIT_ZEROES)) == (K_SPLIT | K_SPLIT_ZEROES);
 const bool ROWS_OF_GROUPS = (FLAGS & GRID_ROWS) != 0;
 const uint BM = VKDML_COOPMAT_ROWS(WARPS, FM);  // tile rows (output pixels)
 const uint BN = FN * 16 * WARPS_N;  // tile columns (output channels of the group)

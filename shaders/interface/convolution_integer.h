@@ -40,6 +40,9 @@ VKDML_PARAMS(ConvParams) {
   // int32 for the K_SPLIT GEMM after it (one command fewer than a fill).
   uint outputZeroWords;
   uint packedBSlot;
+  // K_SPLIT_ZEROES: where the tiles' counters start in the binding table's
+  // memory, in bytes from its start (tableCountersOffset, core/plan.hpp).
+  uint tileCounters;
 };
 
 // ConvParams.flags.
@@ -104,6 +107,15 @@ const uint K_PAIRED_ROWS = 131072u;
 // bytes of 4 consecutive m from a multiple of 4 are the even bytes of two
 // aligned words.
 const uint INPUT_ROWS_STRIDE2 = 262144u;
+// The cooperative-matrix GEMM alone, with K_SPLIT: no dispatch zeroes the
+// output before it. The first chunk of each tile to start zeroes the
+// tile's outputs; the others wait for it before their atomic adds, and the
+// last to finish leaves the tile's counters zero again (SPLIT_TILE_WORDS
+// each, in the binding table's memory from ConvParams.tileCounters:
+// shaders/coopmat/split.glsl). A wait is a loop on a word another running
+// workgroup sets, which no CPU device gets (core/plan.hpp, kLoopBudget).
+const uint K_SPLIT_ZEROES = 524288u;
+const uint SPLIT_TILE_WORDS = 4u;  // arrivals, ready, done, unused
 // The flags of gathering A and B from the tensors, which the
 // cooperative-matrix GEMM does not read where A comes in scratch (A_IM2COL,
 // A_CHANNELS_LAST; the pack read them): the plan leaves them out of that
@@ -281,9 +293,10 @@ VKDML_SPECIALIZATION(ConvolutionIntegerDotConstants, VKDML_CONVOLUTION_INTEGER_D
 VKDML_SPECIALIZATION(ConvolutionIntegerCoopmatConstants, VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS)
 VKDML_SPECIALIZATION(ConvolutionIntegerPackConstants, VKDML_CONVOLUTION_INTEGER_PACK_CONSTANTS)
 
-static_assert(sizeof(ConvParams) == 232, "std430 layout of ConvParams");
+static_assert(sizeof(ConvParams) == 240, "std430 layout of ConvParams");
 static_assert(offsetof(ConvParams, packedAOffset) % 8 == 0 && offsetof(ConvParams, kLength) == 220 &&
-                  offsetof(ConvParams, outputZeroWords) == 224 && offsetof(ConvParams, packedBSlot) == 228,
+                  offsetof(ConvParams, outputZeroWords) == 224 && offsetof(ConvParams, packedBSlot) == 228 &&
+                  offsetof(ConvParams, tileCounters) == 232,
               "std430 offsets of ConvParams");
 static_assert(sizeof(PushConstants) == 16, "push constants: two device addresses");
 constexpr uint coopmatSharedBytes(uint warps, uint bn, bool pairedRows = false) {
