@@ -131,13 +131,16 @@ mesa25_env() {
 # - the emulated cooperative-matrix kernel's reruns of every convolution case
 #   at each packing (0, b, ab, nhwc), 60% of a whole suite's time;
 PACKING_RERUNS='^coopmat-emulated-packing-'
+# - the same kernel's run with a K split's chunks zeroing the output
+#   ("split-zeros: convolution_integer: ...", one lavapipe thread);
+SPLIT_ZEROS_RERUNS='^split-zeros:'
 # - the [large] cases of the forced-path reruns ("dot:convolution_integer:
 #   ... [large]"); Auto's ("convolution_integer: ... [large]") stay.
 FORCED_LARGE='^[a-z0-9-]+:convolution_integer: .*\[large\]'
 # Mesa 25 also leaves out the dot path's reruns (Auto takes that path on
 # lavapipe), the tiled dot kernel (Auto takes it on GPUs only), the portable
 # path's reruns and the emulated kernel's other fragment shapes.
-MESA25_SKIP="$PACKING_RERUNS|$FORCED_LARGE|^(dot|dot-tiled|portable|coopmat_shapes):"
+MESA25_SKIP="$PACKING_RERUNS|$SPLIT_ZEROS_RERUNS|$FORCED_LARGE|^(dot|dot-tiled|portable|coopmat_shapes):"
 # What the subgroup size can change: the emulated cooperative-matrix kernel
 # (the only one with subgroup operations; Auto never takes it, and the NV and
 # KHR paths are skipped on lavapipe), the convolution's plans, shapes and path

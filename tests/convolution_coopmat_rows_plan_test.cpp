@@ -218,6 +218,16 @@ TEST_CASE("convolution plan: tiles of 64 rows, A channels-last") {
   REQUIRE(plan.size() == 2);
   CHECK(std::string(kernelName(plan.front().kernel)) == "fill");
   CHECK(plan.back().tableCounterBytes == 0);
+  // $VKDML_SPLIT_ZEROS takes either on any device.
+  vkdml::detail::PlanDefaults zeros;
+  zeros.splitZeros = vkdml::detail::PlanDefaults::SplitZeros::Fill;
+  CHECK(planOn(pointwise, h200, vkdml::ConvolutionPacking::Auto, vkdml::ConvolutionPath::CooperativeMatrix, zeros)
+            .size() == 2);
+  zeros.splitZeros = vkdml::detail::PlanDefaults::SplitZeros::Chunks;
+  plan = planOn(pointwise, cpu, vkdml::ConvolutionPacking::Auto, vkdml::ConvolutionPath::CooperativeMatrix, zeros);
+  REQUIRE(plan.size() == 1);
+  CHECK(plan.back().tableCounterBytes != 0);
+  for (const char* wrong : {"0", "Fill", "chunk"}) test::expectRefusedAtDeviceCreation("VKDML_SPLIT_ZEROS", wrong);
   CHECK(gemm(pointwise, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
   CHECK(gemm(pointwise, h200, 96).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
   // An owned filter keeps the packing measured for it (the im2col matrix here).

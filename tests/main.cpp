@@ -12,6 +12,10 @@
 // path's kernel whatever the shape would choose.
 // --copy-path=kernel sets $VKDML_COPY_PATH: data movement through the copy
 // kernel where a CPU device would take transfer commands.
+// --split-zeros=chunks sets $VKDML_SPLIT_ZEROS: a K split's chunks zero its
+// output on any device, waiting on each other; and $LP_NUM_THREADS=0, so
+// that lavapipe runs a dispatch's workgroups one after another and no wait
+// outlasts its loop budget (a GPU ignores it).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +36,7 @@ int main(int argc, char** argv) {
     const char* packing = "--convolution-packing=";
     const char* copyPath = "--copy-path=";
     const char* dotKernel = "--dot-kernel=";
+    const char* splitZeros = "--split-zeros=";
     if (std::strncmp(argv[i], option, std::strlen(option)) == 0)
       setenv("VKDML_CONVOLUTION_PATH", argv[i] + std::strlen(option), 1);
     else if (std::strncmp(argv[i], packing, std::strlen(packing)) == 0)
@@ -40,7 +45,10 @@ int main(int argc, char** argv) {
       setenv("VKDML_COPY_PATH", argv[i] + std::strlen(copyPath), 1);
     else if (std::strncmp(argv[i], dotKernel, std::strlen(dotKernel)) == 0)
       setenv("VKDML_DOT_KERNEL", argv[i] + std::strlen(dotKernel), 1);
-    else
+    else if (std::strncmp(argv[i], splitZeros, std::strlen(splitZeros)) == 0) {
+      setenv("VKDML_SPLIT_ZEROS", argv[i] + std::strlen(splitZeros), 1);
+      setenv("LP_NUM_THREADS", "0", 1);
+    } else
       args.push_back(argv[i]);
   }
   if (const char* path = std::getenv("VKDML_CONVOLUTION_PATH")) {

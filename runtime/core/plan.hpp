@@ -159,6 +159,10 @@ struct PlanDefaults {
   // The cooperative-matrix tiles' rows where 64, 96 or 128 may be taken
   // ($VKDML_COOPMAT_ROWS); 0: as the plan weighs them.
   uint32_t coopmatRows = 0;
+  // What zeroes the output of a K split across the grid where no pack
+  // does ($VKDML_SPLIT_ZEROS): Auto, the GEMM's chunks on a GPU and a fill
+  // on a CPU device (shader::K_SPLIT_ZEROES); Fill or Chunks on any device.
+  enum class SplitZeros { Auto, Fill, Chunks } splitZeros = SplitZeros::Auto;
 };
 
 // The int8 fragment shapes (M x N x K) the KHR and emulated

@@ -268,6 +268,12 @@ void convolutionDefaultsFromEnvironment(PlanDefaults& defaults) {
     if (!invalid.empty()) throwInvalid("Device", "VKDML_DOT_TILE", concat(invalid, ", not \"", value, "\""));
     defaults.dotTile = {t.bm, t.bn, t.bk, t.tm, t.tn};
   }
+  if (const char* env = std::getenv("VKDML_SPLIT_ZEROS"); env && *env) {
+    const std::string value = env;
+    if (value != "fill" && value != "chunks")
+      throwInvalid("Device", "VKDML_SPLIT_ZEROS", concat("must be fill or chunks, not \"", value, "\""));
+    defaults.splitZeros = value == "fill" ? PlanDefaults::SplitZeros::Fill : PlanDefaults::SplitZeros::Chunks;
+  }
   if (const char* env = std::getenv("VKDML_COOPMAT_ROWS"); env && *env) {
     const std::string value = env;
     if (value != "64" && value != "96" && value != "128")

@@ -403,7 +403,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       if (chunkSteps == 0)
         return chunkDispatches(g, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, constantFlags);
       // Zeroed by the pack, by the chunks where they may wait on each other (K_SPLIT_ZEROES), or a fill.
-      const bool zeroesTiles = !zeroedByPack && device.type != VK_PHYSICAL_DEVICE_TYPE_CPU;
+      const bool zeroesTiles = !zeroedByPack && splitChunksZero(device, defaults);
       ConvParams chunk = p;
       chunk.flags = (p.flags | shader::K_SPLIT | (zeroesTiles ? shader::K_SPLIT_ZEROES : 0u)) &
                     ~(shader::K_TWO_STEPS | shader::OUTPUT_M_QUADS);

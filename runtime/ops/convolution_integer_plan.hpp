@@ -71,6 +71,10 @@ struct GemmLoops {
 // invocations (shader::K_SPLIT_ZEROES, shaders/coopmat/split.glsl): rows,
 // then each row's columns.
 uint64_t splitZeroPasses(uint32_t bm, uint32_t bn, uint32_t workgroup);
+// Whether the chunks of a K split zero its output (shader::K_SPLIT_ZEROES)
+// where no pack does: a chunk may then wait on another running workgroup,
+// which a CPU device may cut short (kLoopBudget), so Auto takes a fill there.
+bool splitChunksZero(const DeviceInfo& device, const PlanDefaults& defaults);
 
 // The loops of convolution_integer.comp and of convolution_integer_coopmat.comp
 // (convolution_integer_tiles.cpp).

@@ -179,6 +179,12 @@ uint64_t splitZeroPasses(uint32_t bm, uint32_t bn, uint32_t workgroup) {
   return loopPasses((bm + rows - 1) / rows, loopPasses((bn + rowLanes - 1) / rowLanes));
 }
 
+bool splitChunksZero(const DeviceInfo& device, const PlanDefaults& defaults) {
+  using SplitZeros = PlanDefaults::SplitZeros;
+  return defaults.splitZeros == SplitZeros::Chunks ||
+         (defaults.splitZeros == SplitZeros::Auto && device.type != VK_PHYSICAL_DEVICE_TYPE_CPU);
+}
+
 GemmLoops coopmatLoops(uint32_t bn, uint32_t warps, bool emulated, bool packedB, bool prefetch,
                        const DeviceInfo::MatrixShape& fragment) {
   const uint64_t fm = 4, fn = bn * shader::coopmatWarpsM(warps) / (16 * warps);
