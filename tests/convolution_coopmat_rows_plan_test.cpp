@@ -230,10 +230,18 @@ TEST_CASE("convolution plan: tiles of 64 rows, A channels-last") {
   for (const char* wrong : {"0", "Fill", "chunk"}) test::expectRefusedAtDeviceCreation("VKDML_SPLIT_ZEROS", wrong);
   CHECK(gemm(pointwise, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
   CHECK(gemm(pointwise, h200, 96).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
-  // An owned filter keeps the packing measured for it (the im2col matrix here).
-  SameConv ownedPointwise(1, 512, 2048, 7, 7, 1);
-  ownedPointwise.filter.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
-  CHECK(gemm(ownedPointwise, h200, 0).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
+  // An owned filter takes the plain filter's plan there, packing nothing (not even the filter,
+  // which the initializer would pack once), as over batch 1's other 1x1 layers of K 128 or more:
+  // layer2 1x1 256->128 56x56 (3136 rows) and layer4 1x1 1024->512 14x14. Where the tiles of 64
+  // rows are out of reach, it keeps the packing measured for it (the im2col matrix here).
+  SameConv ownedPointwise(1, 512, 2048, 7, 7, 1), owned56(1, 256, 128, 56, 56, 1), owned14(1, 1024, 512, 14, 14, 1);
+  for (SameConv* c : {&ownedPointwise, &owned56, &owned14}) {
+    c->filter.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+    const std::vector<Dispatch> owned = planOn(*c, h200);
+    CHECK(owned.size() == 1);
+    CHECK(std::string(kernelName(owned.back().kernel)) == "convolution_integer_coopmat_nv_w4_m64_n64_i32");
+  }
+  CHECK(gemm(ownedPointwise, uncounted, 0).kernel == "convolution_integer_coopmat_nv_n64_i32_packed");
   CHECK(gemm(SameConv(32, 512, 2048, 7, 7, 1), h200, 0).kernel.find("_packed") != std::string::npos);
   // At batch 32 (784 tiles of 128 rows, 6 waves; 1568 of 64, 12): 128.
   CHECK(gemm(SameConv(32, 64, 64, 56, 56, 3), h200, 0).kernel == "convolution_integer_coopmat_nv_w4_n64_i32_packed");

@@ -175,6 +175,13 @@ constexpr uint32_t kGatherMinSteps = 16, kGatherMaxSteps = 72;
 // register ring allows, and were faster on the H200 (batch 32's 1x1
 // 256->128 56x56 layer 47.4 µs against 62.7; bench/results/owned_weights.md).
 constexpr uint32_t kOwnedFilterMinK = 128;
+// Nor where the 64 x 64 tiles are in reach over at most kOwnedGatherMaxRows
+// rows: those tiles, A gathered and B from the filter's rows, beat the
+// packed filter on every batch-1 1x1 layer of ResNet-50 with a K of 128 or
+// more on the H200 (3136 rows at most there; batch 32's start at 6272), and
+// an owned filter then takes the packings measured for a plain one
+// (bench/results/owned_weights.md, 2026-12-02).
+constexpr uint32_t kOwnedGatherMaxRows = 4096;
 
 ConvolutionPacking measuredPacking(bool contiguousRows, uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne,
                                    bool channelsLastSteps, bool squareTiles) {
@@ -198,19 +205,18 @@ ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaul
                                  bool filterOwned, bool squareTiles) {
   if (options.convolutionPacking != ConvolutionPacking::Auto) return options.convolutionPacking;
   if (defaults.convolutionPacking != ConvolutionPacking::Auto) return defaults.convolutionPacking;
-  // $VKDML_COOPMAT_ROWS at 96 or 128 takes the 64 x 64 tiles out of reach, and with them their packings;
-  // an owned filter keeps those measured for it (below).
-  const bool squareRows =
-      defaults.coopmatRows == 0 || defaults.coopmatRows == shader::coopmatBM(4, shader::COOPMAT_HALF_FM);
-  const ConvolutionPacking packs = measuredPacking(contiguousRows, M, Ng, Kg, oneByOne, channelsLastSteps,
-                                                   squareTiles && squareRows && !filterOwned);
+  // $VKDML_COOPMAT_ROWS at 96 or 128 takes the 64 x 64 tiles out of reach, and with them their packings.
+  const bool square = squareTiles && (defaults.coopmatRows == 0 ||
+                                      defaults.coopmatRows == shader::coopmatBM(4, shader::COOPMAT_HALF_FM));
+  const ConvolutionPacking packs = measuredPacking(contiguousRows, M, Ng, Kg, oneByOne, channelsLastSteps, square);
   // An owned filter costs the pack nothing, so channels-last A pays for
   // kernels wider than 1x1 whatever the rows (batch 1's 3x3 layers of
   // 28x28 and 7x7 outputs: bench/results/owned_weights.md).
   if (filterOwned && !oneByOne && channelsLastSteps && Kg >= 256) return ConvolutionPacking::ChannelsLast;
   const bool manyNarrowTiles =
       Ng <= 128 && (uint64_t(M) + shader::COOPMAT_BM - 1) / shader::COOPMAT_BM >= kSixteenWarpsMinTiles;
-  if (packs == ConvolutionPacking::None && filterOwned && Kg >= kOwnedFilterMinK && !manyNarrowTiles)
+  if (packs == ConvolutionPacking::None && filterOwned && Kg >= kOwnedFilterMinK && !manyNarrowTiles &&
+      !(square && M <= kOwnedGatherMaxRows))
     return ConvolutionPacking::Filter;
   return packs;
 }
