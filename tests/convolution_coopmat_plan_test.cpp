@@ -327,7 +327,9 @@ TEST_CASE("convolution plan: B from the filter itself where A is the im2col matr
 // An owned filter, which the initializer packs once, is packed where Auto
 // would otherwise pack nothing (from a K of 128), except for GEMMs of at
 // most 128 columns over 512 m tiles or more, which keep the gathered plan's
-// 16-warp (or 4-warp) tiles.
+// 16-warp (or 4-warp) tiles, and (on a device that counts its
+// multiprocessors, unlike this one) over few rows where the 64 x 64 tiles
+// are in reach ("tiles of 64 rows, A channels-last").
 TEST_CASE("convolution plan: an owned filter over many narrow tiles stays unpacked") {
   auto gemmKernel = [](UINT n, UINT c, UINT oc, UINT hw, bool owned) {
     SameConv conv(n, c, oc, hw, hw, 1);
