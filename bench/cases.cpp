@@ -24,6 +24,12 @@ TensorSpec& Case::tensor(DML_TENSOR_DATA_TYPE type, std::vector<UINT> sizes, std
   return t;
 }
 
+void layChannelsLast(TensorSpec& t, bool on) {
+  const std::vector<UINT>& s = t.sizes;
+  t.strides = on ? std::vector<UINT>{s[1] * s[2] * s[3], 1, s[1] * s[3], s[1]} : std::vector<UINT>{};
+  t.buffer.Strides = on ? t.strides.data() : nullptr;  // the same elements: the same total size
+}
+
 template <typename... Args>
 std::string concat(const Args&... args) {
   std::ostringstream s;
@@ -153,6 +159,7 @@ std::unique_ptr<Case> convolution(std::string name, UINT n, UINT c, UINT oc, UIN
   cs->inputs = {&input, inputZero, &filter, filterZero};
   cs->outputs = {&output};
   cs->weights = &filter;
+  cs->activations = &input;
   auto& strides = cs->own(std::vector<UINT>{stride, stride});
   auto& dilations = cs->own(std::vector<UINT>{1, 1});
   auto& padding = cs->own(std::vector<UINT>{pad, pad});

@@ -32,14 +32,15 @@ struct Case {
   DML_OPERATOR_DESC desc{};
   // Writes valid input contents (indices, say) before timing; may be empty.
   std::function<void(std::vector<vkdml::Buffer>& inputs)> prepare;
-  uint64_t bytesMoved = 0;        // read + written, for bandwidth-bound cases
-  double operations = 0;          // 2*M*N*K, for compute-bound cases
-  std::string gemm;               // "MxNxK" of a convolution's implicit GEMM
-  std::string convolution;        // "stride S pad P" of a convolution
-  std::string network;            // a network's layers: e.g. "resnet50 n32", with
-  int count = 0;                  // how many of its convolutions have this shape
-  bool optIn = false;             // runs only where --filter names it
-  TensorSpec* weights = nullptr;  // a convolution's filter (--owned-weights)
+  uint64_t bytesMoved = 0;            // read + written, for bandwidth-bound cases
+  double operations = 0;              // 2*M*N*K, for compute-bound cases
+  std::string gemm;                   // "MxNxK" of a convolution's implicit GEMM
+  std::string convolution;            // "stride S pad P" of a convolution
+  std::string network;                // a network's layers: e.g. "resnet50 n32", with
+  int count = 0;                      // how many of its convolutions have this shape
+  bool optIn = false;                 // runs only where --filter names it
+  TensorSpec* weights = nullptr;      // a convolution's filter (--owned-weights, --channels-last)
+  TensorSpec* activations = nullptr;  // a convolution's input (--channels-last)
 
   TensorSpec& tensor(DML_TENSOR_DATA_TYPE type, std::vector<UINT> sizes, std::vector<UINT> strides = {});
   // Storage for the operator's own descriptor and arrays, kept with the case.
@@ -56,6 +57,10 @@ struct Case {
 };
 
 using Cases = std::vector<std::unique_ptr<Case>>;
+
+// Lays a 4-D tensor out with its channels (dimension 1) innermost, the
+// others dense over them (NHWC, OHWI), or (`on` false) packed NCHW.
+void layChannelsLast(TensorSpec& t, bool on);
 
 // `large` selects the H200 sizes (1 GiB and more); the default sizes keep a
 // run on lavapipe under a minute.

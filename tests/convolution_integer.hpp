@@ -63,7 +63,8 @@ struct Case {
   DML_TENSOR_DATA_TYPE inputType = U8, filterType = U8;
   ZeroPoint inputZeroPoint = ZeroPoint::None, filterZeroPoint = ZeroPoint::None;
   bool strided = false;
-  std::vector<uint32_t> inputStrides, outputStrides;  // where given, the input's and output's (else as `strided` says)
+  // Where given, the input's, filter's and output's (else as `strided` says).
+  std::vector<uint32_t> inputStrides, filterStrides, outputStrides;
   // DML_TENSOR_FLAG_OWNED_BY_DML on FilterTensor (1), and on the zero points too (2).
   int owned = 0;
 };

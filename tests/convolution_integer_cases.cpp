@@ -19,6 +19,7 @@ std::string describe(const Case& c) {
          l(c.startPadding) + l(c.endPadding) + ", groups " + std::to_string(c.groups) + ", zero points " +
          std::to_string(int(c.inputZeroPoint)) + "/" + std::to_string(int(c.filterZeroPoint)) +
          (c.strided ? ", strided" : "") + (c.inputStrides.empty() ? "" : ", input strides " + l(c.inputStrides)) +
+         (c.filterStrides.empty() ? "" : ", filter strides " + l(c.filterStrides)) +
          (c.outputStrides.empty() ? "" : ", output strides " + l(c.outputStrides)) +
          (c.owned ? ", owned by DML " + std::to_string(c.owned) : "");
 }
@@ -38,7 +39,7 @@ void runCase(const Case& c, std::mt19937_64& rng) {
     return c.strided ? test::randomStrides(rng, sizes, input) : std::vector<uint32_t>{};
   };
   Tensor input(c.inputType, c.input, c.inputStrides.empty() ? layout(c.input, true) : c.inputStrides);
-  Tensor filter(c.filterType, c.filter, layout(c.filter, true));
+  Tensor filter(c.filterType, c.filter, c.filterStrides.empty() ? layout(c.filter, true) : c.filterStrides);
   Tensor output(I32, outSizes, c.outputStrides.empty() ? layout(outSizes, false) : c.outputStrides);
   std::vector<uint32_t> perChannel = ones(rank);
   perChannel[1] = c.filter[0];

@@ -1,5 +1,6 @@
 #include "support.hpp"
 
+#include "../runtime/core/internal.hpp"
 #include "recorded.hpp"
 
 #include <algorithm>
@@ -281,7 +282,14 @@ void checkConvolutionPath(const vkdml::Operator& op, const vkdml::CompiledOperat
   // An owned filter packed alone is packed by the initializer.
   const std::vector<std::string> initializer = compiled.initializerKernelNames();
   const bool packedOnce = !initializer.empty() && initializer.front().rfind("convolution_integer_pack", 0) == 0;
-  CHECK(has("_packed") == (packs || packedOnce));
+  // Or a GEMM that reads A in place from an input whose channels lie
+  // innermost (shader::A_FROM_INPUT) and B from the filter's rows packs nothing.
+  const auto& input = vkdml::detail::Access::plan(op).inputs.front().tensor;
+  const bool channelsInnermost = input && input->strides[1] == 1;
+  if (packs || packedOnce)
+    CHECK(has("_packed"));
+  else if (has("_packed"))
+    CHECK(channelsInnermost);
   const size_t gemms = packs ? 1 : 0;
   const bool zeroes = kernels.size() > gemms + 1 && kernels[gemms] == "fill";
   if (zeroes) CHECK((has("coopmat") && kernels.size() == gemms + 2 && !packs));

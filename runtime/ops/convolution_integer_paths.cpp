@@ -202,9 +202,12 @@ ConvolutionPacking measuredPacking(bool contiguousRows, uint32_t M, uint32_t Ng,
 
 ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaults& defaults, bool contiguousRows,
                                  uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne, bool channelsLastSteps,
-                                 bool filterOwned, bool squareTiles) {
+                                 bool filterOwned, bool squareTiles, bool inputChannelsLast) {
   if (options.convolutionPacking != ConvolutionPacking::Auto) return options.convolutionPacking;
   if (defaults.convolutionPacking != ConvolutionPacking::Auto) return defaults.convolutionPacking;
+  // An input whose channels lie innermost, as the GEMM reads it in place
+  // (shader::A_FROM_INPUT), costs no pack of A: channels-last for every shape.
+  if (inputChannelsLast && channelsLastSteps) return ConvolutionPacking::ChannelsLast;
   // $VKDML_COOPMAT_ROWS at 96 or 128 takes the 64 x 64 tiles out of reach, and with them their packings.
   const bool square = squareTiles && (defaults.coopmatRows == 0 ||
                                       defaults.coopmatRows == shader::coopmatBM(4, shader::COOPMAT_HALF_FM));

@@ -6,6 +6,7 @@
 // after shaders/convolution_integer_pack.comp where operands are packed.
 #include <algorithm>
 
+#include "convolution_integer_dispatches.hpp"
 #include "convolution_integer_plan.hpp"
 #include "core/fill.hpp"
 
@@ -22,65 +23,6 @@ namespace {
 constexpr uint64_t kMaxPackedBytes = uint64_t(1) << 30;
 constexpr uint32_t kOutputSlot = 4;  // after InputTensor, its zero point, FilterTensor, its zero point
 constexpr size_t kTensorSlots = kOutputSlot + 1;
-
-// One dispatch per chunk of K (`step` bytes of k per K step): `d` with its
-// parameter block for each, and its specialization constants `constants`
-// with the field `flags` carrying the flags of `constantFlags` (the kernel
-// reads the others from ConvParams, or not at all): those of the split
-// (shader::SPLIT_FLAGS) at least. Unsplit work dispatches as always: those
-// flags 0, so the kernel folds their code away.
-template <typename Constants>
-std::vector<Dispatch> chunkDispatches(Dispatch d, ConvParams p, const GemmSplit& split, uint32_t step,
-                                      Constants constants, uint32_t Constants::*flags, uint32_t constantFlags) {
-  std::vector<Dispatch> dispatches;
-  d.groups = split.groups;
-  d.loopPasses = split.loopPasses;
-  for (uint32_t c = 0; c < split.chunks; ++c) {
-    ConvParams chunk = p;
-    if (split.groups[1] > 1) chunk.flags |= shader::GRID_ROWS;
-    if (split.chunks > 1) {
-      chunk.flags = (chunk.flags | shader::K_CHUNKED) & ~shader::K_TWO_STEPS;  // a chunk's step count is its own
-      chunk.kBegin = c * split.chunkSteps * step;
-      chunk.kLength =
-          static_cast<uint32_t>(std::min<uint64_t>(uint64_t(split.chunkSteps) * step, p.groupK - chunk.kBegin));
-    }
-    if (c > 0) chunk.flags |= shader::ACCUMULATE;
-    d.params = bytesOf(chunk);
-    constants.*flags = chunk.flags & constantFlags;
-    d.specialization = shader::specializationOf(constants);
-    dispatches.push_back(d);
-  }
-  return dispatches;
-}
-
-// The specialization constants of a cooperative-matrix kernel with its
-// geometry and flags (VKDML_CONVOLUTION_GEOMETRY) set from `p`.
-template <typename Constants>
-Constants withGeometry(const ConvParams& p) {
-  Constants c;
-  c.KH = p.kernelH;
-  c.KW = p.kernelW;
-  c.STRIDE_Y = p.strideY;
-  c.STRIDE_X = p.strideX;
-  c.DILATION_Y = p.dilationY;
-  c.DILATION_X = p.dilationX;
-  c.PAD_Y = p.padY;
-  c.PAD_X = p.padX;
-  c.FLAGS = p.flags;
-  return c;
-}
-
-// The specialization constants `c` of a tiled kernel with the tile `t`.
-template <typename Constants>
-Constants tileConstants(const TileShape& t, Constants c = {}) {
-  c.WORKGROUP_SIZE = t.workgroup();
-  c.BM = t.bm;
-  c.BN = t.bn;
-  c.BK = t.bk;
-  c.TM = t.tm;
-  c.TN = t.tn;
-  return c;
-}
 
 }  // namespace
 
@@ -224,20 +166,29 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // Channels-last A needs whole K steps of one tap: groups of a multiple of 32 channels.
     const bool channelsLastSteps = p.groupChannels % shader::COOPMAT_BK == 0;
     if (stride2Rows) p.flags |= shader::INPUT_ROWS_STRIDE2;
-    ConvolutionPacking packs =
-        choosePacking(options, defaults, contiguousRows || stride2Rows, p.M, p.groupOutputChannels, p.groupK,
-                      p.kernelH == 1 && p.kernelW == 1, channelsLastSteps, filter.owned,
-                      device.multiprocessors != 0 && indexBits == 32 && sameShape(fragment, kFragmentShapes[0]));
+    // An input whose channels lie innermost, its other strides and its binding 16-byte aligned, is
+    // channels-last A as it lies: the GEMM reads it in place, range-checking each tap, and no pack
+    // writes A (shader::A_FROM_INPUT).
+    const bool inputChannelsLast = channelsLastSteps && p.inputStrides[1] == 1 && p.inputStrides[0] % 16 == 0 &&
+                                   p.inputStrides[2] % 16 == 0 && p.inputStrides[3] % 16 == 0 &&
+                                   input.offsetAlignment % 16 == 0 && indexBits == 32;
+    ConvolutionPacking packs = choosePacking(
+        options, defaults, contiguousRows || stride2Rows, p.M, p.groupOutputChannels, p.groupK,
+        p.kernelH == 1 && p.kernelW == 1, channelsLastSteps, filter.owned,
+        device.multiprocessors != 0 && indexBits == 32 && sameShape(fragment, kFragmentShapes[0]), inputChannelsLast);
     if (packs == ConvolutionPacking::ChannelsLast && !channelsLastSteps) packs = ConvolutionPacking::Filter;
-    const uint64_t aBytes = packs == ConvolutionPacking::Both           ? packedA
-                            : packs == ConvolutionPacking::ChannelsLast ? channelsLastA
-                                                                        : 0;
+    const bool aFromInput = packs == ConvolutionPacking::ChannelsLast && inputChannelsLast;
+    const uint64_t aBytes = packs == ConvolutionPacking::Both                          ? packedA
+                            : packs == ConvolutionPacking::ChannelsLast && !aFromInput ? channelsLastA
+                                                                                       : 0;
     const bool packing = packs != ConvolutionPacking::None && fitsScratch(aBytes + packedB);
     const uint32_t aPacking = !packing                                    ? shader::A_GATHERED
                               : packs == ConvolutionPacking::Both         ? shader::A_IM2COL
                               : packs == ConvolutionPacking::ChannelsLast ? shader::A_CHANNELS_LAST
                                                                           : shader::A_GATHERED;
-    const bool packA = aPacking != shader::A_GATHERED;
+    const bool packA = aPacking != shader::A_GATHERED;  // A in chunks, packed or (aFromInput) as it lies
+    const bool packsA = packA && !aFromInput;           // a pack writes A with each execution
+    if (packing && aFromInput) p.flags |= shader::A_FROM_INPUT;
     // Packed chunks 3 K steps ahead (the _p3 variants) where the filter
     // alone is packed, and where A is packed by rows (a short K over many
     // tiles: the stem at batch 32); 1 step ahead where A is packed
@@ -257,12 +208,12 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     auto gridWorkgroups = [&](uint64_t tiles, uint32_t warpCount, uint32_t columns) {
       const uint32_t steps = parallelChunkSteps(
           splitGemm(coopmatLoops(columns, warpCount, emulated, packing, prefetch, fragment), tiles, kTiles, device),
-          tiles, kTiles, output, p.M, packA, device);
+          tiles, kTiles, output, p.M, packsA, device);
       return tiles * (steps == 0 ? 1 : (kTiles + steps - 1) / steps);
     };
     const bool eightSplit = parallelChunkSteps(splitGemm(coopmatLoops(bn, 8, emulated, packing, prefetch, fragment),
                                                          p.tiles, kTiles, device),
-                                               p.tiles, kTiles, output, p.M, packA, device) != 0;
+                                               p.tiles, kTiles, output, p.M, packsA, device) != 0;
     // Where the device counts its multiprocessors (one 8-warp workgroup
     // each), also 128 columns where tiles of 256 span two column tiles or
     // more and those of 128 take fewer than twice their waves: the last wave
@@ -391,7 +342,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     const GemmLoops loops = coopmatLoops(bn, warps, emulated, packing, prefetch, fragment);
     const GemmSplit split = splitGemm(loops, p.tiles, kTiles, device);
     // The GEMM's dispatches: K split across the grid into a zeroed output, else as splitGemm says.
-    const uint32_t chunkSteps = parallelChunkSteps(split, p.tiles, kTiles, output, p.M, packA, device);
+    const uint32_t chunkSteps = parallelChunkSteps(split, p.tiles, kTiles, output, p.M, packsA, device);
     // Two K steps side by side in each shared row (shader::K_PAIRED_ROWS) where A comes in scratch,
     // K is not split across the grid and the device's shared memory holds them, on the one-step-ahead
     // variants' 8-warp tiles of 128 columns (64-column tiles ran slower, 256-column ones need more than
@@ -427,10 +378,17 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // Where A goes as the im2col matrix, whose k run (c, ky, kx) as a dense
     // filter's rows do, and those rows hold whole K steps from 16-byte
     // aligned addresses, the GEMM of few m tiles stages B from the filter
-    // itself: the pack packs A alone (see kFilterRowsMaxMTiles).
-    const bool bFromFilter = !persistentB && aPacking == shader::A_IM2COL && p.mTiles <= kFilterRowsMaxMTiles &&
-                             (p.flags & shader::FILTER_K_CONTIGUOUS) != 0 && (p.flags & shader::K_WHOLE_STEPS) != 0 &&
-                             p.filterStrides[0] % 16 == 0 && filter.offsetAlignment % 16 == 0;
+    // itself: the pack packs A alone (see kFilterRowsMaxMTiles). Likewise where A comes from the input
+    // as it lies and the filter's rows run k (ky, kx, c) (a 1x1 kernel's dense rows, or channels
+    // innermost): then no pack runs at all.
+    const bool tapRows = p.filterStrides[1] == 1 && (p.kernelW == 1 || p.filterStrides[3] == p.groupChannels) &&
+                         (p.kernelH == 1 || p.filterStrides[2] == uint64_t(p.kernelW) * p.groupChannels);
+    const bool bFromFilter = !persistentB &&
+                             ((aPacking == shader::A_IM2COL && p.mTiles <= kFilterRowsMaxMTiles &&
+                               (p.flags & shader::FILTER_K_CONTIGUOUS) != 0) ||
+                              (aFromInput && tapRows)) &&
+                             (p.flags & shader::K_WHOLE_STEPS) != 0 && p.filterStrides[0] % 16 == 0 &&
+                             filter.offsetAlignment % 16 == 0;
     if (bFromFilter) p.flags |= shader::B_FROM_FILTER;
     p.packedAOffset = 0;
     p.packedBOffset = persistentB ? 0 : aBytes;
@@ -474,14 +432,16 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       if (planeWords && channelsLast && in[1] % run == 0 &&
           pixelTiles * (in[1] / run) >= 2 * uint64_t(device.multiprocessors))
         channelRun = run;
-    p.aChunks = static_cast<uint32_t>(channelsLast || planeWords ? pixelTiles * (in[1] / channelRun) : aBytes / 16);
+    p.aChunks = static_cast<uint32_t>(aFromInput                   ? 0
+                                      : channelsLast || planeWords ? pixelTiles * (in[1] / channelRun)
+                                                                   : aBytes / 16);
     const bool packsB = !persistentB && !bFromFilter;
     p.totalChunks = static_cast<uint32_t>(p.aChunks + (packsB ? packedB / 16 : 0));  // <= kMaxPackedBytes / 16
     d.params = bytesOf(p);
     d.scratchBytes = packsB ? scratchBytes : aBytes;
     // A pack that runs with each execution also zeroes the output for a
     // split K: one command and one barrier fewer (bench/results/split_k.md).
-    const bool executionPack = packA || !persistentB;
+    const bool executionPack = packsA || packsB;
     const bool zeroInPack = chunkSteps != 0 && executionPack && output.elementCount <= UINT32_MAX;
     std::vector<Dispatch> dispatches = gemm(d, zeroInPack);
     // A pack dispatch: `pp`'s chunks with A packed as `aPack` says.
@@ -489,7 +449,8 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       Dispatch pack;
       // The geometry as specialization constants, for the driver to fold.
       auto packConstants = withGeometry<shader::ConvolutionIntegerPackConstants>(pp);
-      packConstants.FLAGS &= ~(shader::B_FROM_FILTER | shader::K_PAIRED_ROWS);  // the GEMM's alone
+      packConstants.FLAGS &=
+          ~(shader::B_FROM_FILTER | shader::K_PAIRED_ROWS | shader::A_FROM_INPUT);  // the GEMM's alone
       packConstants.WORKGROUP_SIZE = packWorkgroup;
       packConstants.BM = bm;
       packConstants.BN = bn;

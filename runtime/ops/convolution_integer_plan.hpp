@@ -183,7 +183,7 @@ ConvolutionPath choosePath(const CompileOptions& options, const PlanDefaults& de
 DeviceInfo::MatrixShape coopmatFragment(ConvolutionPath path, const CompileOptions& options, const DeviceInfo& device);
 ConvolutionPacking choosePacking(const CompileOptions& options, const PlanDefaults& defaults, bool contiguousRows,
                                  uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne, bool channelsLastSteps,
-                                 bool filterOwned, bool squareTiles);
+                                 bool filterOwned, bool squareTiles, bool inputChannelsLast);
 
 }  // namespace detail
 }  // namespace vkdml

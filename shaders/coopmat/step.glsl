@@ -25,13 +25,19 @@ void beginPacked() {}
 const bool B_FILTER_ROWS = (FLAGS & B_FROM_FILTER) != 0;
 uint64_t aBlocks[A_CHUNKS], bBlocks;  // this invocation's chunks of the tile's first step (channels-last A: of tap 0)
 uvec4 aChunk[A_CHUNKS];
-// Channels-last A: whether each chunk's row lies in the tile below M, the padded
-// input's width and channels (its pixel's stride), and the next step's
-// place: channel aC of tap (ky, aKx), at aTapOffset from tap (0, 0). Each
-// step is loaded once, in order, so the place steps on without dividing by
-// the channels.
+// Channels-last A: whether each chunk's row lies in the tile below M, and
+// the next step's place: channel aC of tap (ky, aKx), at aTapOffset from
+// tap (0, 0). Each step is loaded once, in order, so the place steps on
+// without dividing by the channels. A_DIRECT: from the input itself, the
+// chunk's pixel at (aY[r], aX[r]) for tap (0, 0), aPixel[r] bytes from
+// aBlocks[r] (32 bits, which wrap below 0: the sum with a tap's offset is
+// exact wherever it lies inside), the tap's at (aTapY, aTapX) from it,
+// outside the input the zero point.
+const bool A_DIRECT = (FLAGS & A_FROM_INPUT) != 0;
 bool aRowValid[A_CHUNKS];
-uint paddedW, channels, aC, aKx, aTapOffset;
+int aY[A_CHUNKS], aX[A_CHUNKS];
+uint aPixel[A_CHUNKS];
+uint aC, aKx, aTapOffset, aTapY, aTapX;
 // Channels-last A's taps, from ConvParams (not specialization constants, so
 // that layers of other geometries share the pipeline): the kernel's width,
 // and what the offset moves by to the next tap of a row and to the next row.
@@ -42,12 +48,19 @@ void beginPacked() {
   // dispatch's chunk starts at step kBegin / BK.
   const uint allSteps = CHUNKED || SPLIT_K ? p.kTiles : kTiles, firstStep = kBegin / BK;
   if (A_PACKING == A_CHANNELS_LAST) {
+    // The pixels' strides: the input's (A_DIRECT: its channels' stride is 1,
+    // its offsets fit 32 bits) or those of the packed padded extent.
     const uint paddedH = VKDML_PADDED_EXTENT(p.outputH, p.strideY, p.kernelH, p.dilationY);
-    paddedW = VKDML_PADDED_EXTENT(p.outputW, p.strideX, p.kernelW, p.dilationX);
-    channels = p.groupChannels * (p.tiles / (p.mTiles * p.nTiles));
+    const uint paddedW = VKDML_PADDED_EXTENT(p.outputW, p.strideX, p.kernelW, p.dilationX);
+    const uint channels = p.groupChannels * (p.tiles / (p.mTiles * p.nTiles));
+    const uint xStride = A_DIRECT ? uint(p.inputStrides[3]) : channels;
+    const uint yStride = A_DIRECT ? uint(p.inputStrides[2]) : paddedW * channels;
+    const uint imageStride = A_DIRECT ? uint(p.inputStrides[0]) : paddedH * paddedW * channels;
+    const uint padY = A_DIRECT ? p.padY : 0u, padX = A_DIRECT ? p.padX : 0u;
+    const uint64_t base = A_DIRECT ? inputAddress : packed + p.packedAOffset;
     clKW = p.kernelW;
-    clTapStep = p.dilationX * channels;
-    clRowStep = (p.dilationY * paddedW - clKW * p.dilationX) * channels;
+    clTapStep = p.dilationX * xStride;
+    clRowStep = p.dilationY * yStride - clKW * p.dilationX * xStride;  // may wrap: the sums stay exact
     [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) {
       const uint row = (t + r * WG) / 2, m = m0 + row;
 #if FM == 3
@@ -56,13 +69,16 @@ void beginPacked() {
       aRowValid[r] = row < M - m0;
 #endif
       const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
-      const uint64_t pixel = uint64_t(batch * paddedH + oy * p.strideY) * paddedW + ox * p.strideX;
-      aBlocks[r] = packed + p.packedAOffset + pixel * channels + g * p.groupChannels + 16 * (t % 2);
+      aY[r] = int(oy * p.strideY) - int(padY), aX[r] = int(ox * p.strideX) - int(padX);
+      aPixel[r] = batch * imageStride + uint(aY[r]) * yStride + uint(aX[r]) * xStride;
+      aBlocks[r] = base + g * p.groupChannels + 16 * (t % 2) +
+                   (A_DIRECT ? uint64_t(0) : uint64_t(batch * paddedH + oy * p.strideY) * yStride + ox * p.strideX * xStride);
     }
     const uint tap = kBegin / p.groupChannels;
     aC = kBegin - tap * p.groupChannels;
     aKx = tap % clKW;
-    aTapOffset = (tap / clKW * p.dilationY * paddedW + aKx * p.dilationX) * channels;
+    aTapY = tap / clKW * p.dilationY, aTapX = aKx * p.dilationX;
+    aTapOffset = aTapY * yStride + aTapX * xStride;
   } else
     [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r)
       aBlocks[r] = packed + p.packedAOffset + uint64_t((g * p.mTiles + mTile) * allSteps + firstStep) * (BM * 32) +
@@ -78,15 +94,28 @@ void loadPackedA(uint kt) {
     return;
   }
   // k = (ky * KW + kx) * groupChannels + c: the step's 32 channels of one tap.
-  [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r)
-    aChunk[r] = aRowValid[r] ? Word4Ref(aBlocks[r] + aTapOffset + aC).value : uvec4(0);
+  // From the input, flipped to INT8 as the pack would have, and outside it
+  // the zero point, as the pack writes the padding.
+  [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) {
+    if (A_DIRECT) {
+      const bool inside = uint(aY[r] + int(aTapY)) < p.inputH && uint(aX[r] + int(aTapX)) < p.inputW;
+      aChunk[r] = aRowValid[r]
+                      ? (inside ? Word4Ref(aBlocks[r] + (aPixel[r] + aTapOffset + aC)).value : uvec4(xzWord)) ^
+                            uvec4(INPUT_FLIP)
+                      : uvec4(0);
+    } else
+      aChunk[r] = aRowValid[r] ? Word4Ref(aBlocks[r] + aTapOffset + aC).value : uvec4(0);
+  }
   aC += BK;
   if (aC == p.groupChannels) {
     aC = 0;
     aTapOffset += clTapStep;
+    aTapX += p.dilationX;
     if (++aKx == clKW) {
       aKx = 0;
       aTapOffset += clRowStep;  // may wrap: the sum stays exact
+      aTapX = 0;
+      aTapY += p.dilationY;
     }
   }
 }

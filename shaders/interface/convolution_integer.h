@@ -116,6 +116,12 @@ const uint INPUT_ROWS_STRIDE2 = 262144u;
 // workgroup sets, which no CPU device gets (core/plan.hpp, kLoopBudget).
 const uint K_SPLIT_ZEROES = 524288u;
 const uint SPLIT_TILE_WORDS = 4u;  // arrivals, ready, done, unused
+// The cooperative-matrix GEMM alone, with A_CHANNELS_LAST: A read from the
+// input itself, whose channels lie innermost (C stride 1; the N, H and W
+// strides and the binding 16-byte aligned; 32-bit offsets), each tap's
+// range checked against the input (padding reads as the zero point); no
+// pack writes it (shaders/coopmat/step.glsl).
+const uint A_FROM_INPUT = 1048576u;
 // The flags of gathering A and B from the tensors, which the
 // cooperative-matrix GEMM does not read where A comes in scratch (A_IM2COL,
 // A_CHANNELS_LAST; the pack read them): the plan leaves them out of that

@@ -1,0 +1,123 @@
+// DML_CONVOLUTION_INTEGER over an input whose channels lie innermost (NHWC
+// strides), which the cooperative-matrix GEMM reads in place as
+// channels-last A (shader::A_FROM_INPUT, shaders/coopmat/step.glsl): the
+// results against the plain reference through every path and packing, and
+// the plans (no pack of A; none at all where the filter's channels lie
+// innermost too, or its kernel is 1x1).
+#include "convolution_integer.hpp"
+#include "interface/convolution_integer.h"
+#include "planning.hpp"
+
+using namespace test::conv;
+using namespace test::planning;
+
+namespace {
+
+// Strides of NCHW `sizes` with the channels innermost, `pixel` elements
+// from one pixel to the next (at least C), rows and images dense over them.
+std::vector<uint32_t> channelsInnermost(const std::vector<uint32_t>& sizes, uint32_t pixel) {
+  return {sizes[2] * sizes[3] * pixel, 1, sizes[3] * pixel, pixel};
+}
+
+// `c` with its input channels-last, pixels `pixel` bytes apart, and (where
+// `filterToo`) its filter's channels innermost as well.
+Case channelsLast(Case c, uint32_t pixel, bool filterToo) {
+  c.inputStrides = channelsInnermost(c.input, pixel);
+  if (filterToo) c.filterStrides = channelsInnermost(c.filter, c.filter[1]);
+  return c;
+}
+
+}  // namespace
+
+// Groups of a multiple of 32 channels, the input channels-last: pixels 16
+// bytes apart or a multiple (read in place, every tap's range checked) and
+// not (8 bytes past C: packed), the filter's channels innermost (B from its
+// rows) or not (B packed). Padding at both ends or one, strides, dilations,
+// two groups, a 1x1 kernel, a wide one, rows past M, a deep K (split across
+// workgroups), a large image over many tiles.
+TEST_CASE("convolution_integer: a channels-last input read in place") {
+  std::mt19937_64 rng(142);
+  // A wide kernel, strides and dilations apart per dimension, padding at one end each.
+  Case wide = case2d({2, 32, 6, 11}, {24, 32, 1, 5}, 1, 1, 0, 0, 1);
+  wide.strides = {1, 2}, wide.dilations = {2, 2}, wide.startPadding = {0, 3}, wide.endPadding = {1, 0};
+  const Case padded = case2d({2, 32, 7, 9}, {40, 32, 3, 3}, 1, 1, 1, 1, 1),
+             grouped = case2d({1, 64, 6, 7}, {70, 32, 3, 3}, 1, 2, 2, 2, 2),
+             pointwise = case2d({2, 96, 5, 5}, {16, 96, 1, 1}, 1, 1, 0, 0, 1),
+             deep = case2d({1, 256, 6, 6}, {64, 256, 3, 3}, 1, 1, 1, 1, 1),
+             strided = case2d({1, 64, 9, 8}, {33, 64, 3, 3}, 2, 1, 1, 0, 1),
+             large = case2d({2, 32, 30, 30}, {20, 32, 3, 3}, 1, 1, 1, 1, 1);
+  runVariants({channelsLast(padded, 32, false), channelsLast(padded, 48, true), channelsLast(grouped, 64, false),
+               channelsLast(grouped, 64, true), channelsLast(pointwise, 96, false), channelsLast(deep, 256, true),
+               channelsLast(strided, 80, true), channelsLast(wide, 32, true), channelsLast(large, 32, false),
+               channelsLast(padded, 40, true), channelsLast(pointwise, 104, false)},
+              rng);
+}
+
+namespace {
+
+// A UINT8 x INT8 convolution of N images, "same" padding at `stride`, its
+// input channels-last (pixels `pixel` bytes apart) and its filter too where
+// `filterChannelsLast`.
+struct ChannelsLastConv {
+  Desc input, filter, output;
+  UINT strides[2], ones[2] = {1, 1}, pads[2];
+  DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv{};
+  ChannelsLastConv(UINT n, UINT c, UINT oc, UINT hw, UINT k, UINT stride, UINT pixel, bool filterChannelsLast)
+      : input(DML_TENSOR_DATA_TYPE_UINT8, {n, c, hw, hw}, channelsInnermost({n, c, hw, hw}, pixel)),
+        filter(DML_TENSOR_DATA_TYPE_INT8, {oc, c, k, k},
+               filterChannelsLast ? channelsInnermost({oc, c, k, k}, c) : std::vector<UINT>{}),
+        output(DML_TENSOR_DATA_TYPE_INT32, {n, oc, (hw - 1) / stride + 1, (hw - 1) / stride + 1}),
+        strides{stride, stride},
+        pads{k / 2, k / 2} {
+    conv = {&input.tensor, nullptr, &filter.tensor, nullptr, &output.tensor, 2, strides, ones, pads, pads, 1};
+  }
+  DML_OPERATOR_DESC desc() const { return {DML_OPERATOR_CONVOLUTION_INTEGER, &conv}; }
+};
+
+// The kernels of `c`'s plan through Auto's packing on an H200-like device,
+// and whether its GEMM (the last dispatch) reads A from the input.
+struct Planned {
+  std::vector<std::string> kernels;
+  bool aFromInput = false;
+};
+Planned planned(const ChannelsLastConv& c) {
+  const std::vector<Dispatch> dispatches = planOn(c, withMultiprocessors(fullDevice(), 132));
+  Planned p;
+  for (const Dispatch& d : dispatches) p.kernels.push_back(kernelName(d.kernel));
+  // The GEMM's FLAGS, found by their id.
+  vkdml::shader::ConvolutionIntegerCoopmatConstants marked;
+  marked.FLAGS = 0xF1A65;
+  for (const auto& [id, value] : vkdml::shader::specializationOf(marked))
+    if (value == 0xF1A65)
+      for (const auto& [gemmId, gemmValue] : dispatches.back().specialization)
+        if (gemmId == id) p.aFromInput = (gemmValue & vkdml::shader::A_FROM_INPUT) != 0;
+  return p;
+}
+
+}  // namespace
+
+// Auto reads a channels-last input in place for every shape whose groups
+// take whole K steps, 1x1 kernels too: no pack where the filter's rows run
+// k (ky, kx, c) (its channels innermost, or a 1x1 kernel), a pack of the
+// filter alone otherwise. Pixels of other than a multiple of 16 bytes are
+// packed as before.
+TEST_CASE("convolution plan: a channels-last input read in place") {
+  auto check = [](const ChannelsLastConv& c, size_t dispatches, bool fromInput) {
+    const Planned p = planned(c);
+    INFO(p.kernels.front() << " ... " << p.kernels.back());
+    CHECK(p.kernels.size() == dispatches);
+    CHECK(p.aFromInput == fromInput);
+  };
+  // ResNet-50's layer3 3x3 256->256 14x14 and 1x1 1024->256 at batch 32.
+  check(ChannelsLastConv(32, 256, 256, 14, 3, 1, 256, true), 1, true);
+  check(ChannelsLastConv(32, 256, 256, 14, 3, 1, 256, false), 2, true);  // the filter packed
+  check(ChannelsLastConv(32, 1024, 256, 14, 1, 1, 1024, false), 1, true);
+  check(ChannelsLastConv(32, 256, 512, 28, 1, 2, 256, false), 1, true);  // 1x1 of stride 2
+  check(ChannelsLastConv(1, 256, 256, 14, 3, 1, 256, true), 1, true);    // batch 1
+  // Pixels 8 bytes past a multiple of 16: the pack writes A.
+  const Planned packed = planned(ChannelsLastConv(32, 256, 256, 14, 3, 1, 264, true));
+  CHECK(packed.kernels.size() == 2);
+  CHECK_FALSE(packed.aFromInput);
+  // Groups of 16 channels: no channels-last A at all.
+  CHECK_FALSE(planned(ChannelsLastConv(32, 16, 256, 14, 3, 1, 16, true)).aFromInput);
+}
