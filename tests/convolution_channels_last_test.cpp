@@ -100,7 +100,7 @@ Planned planned(const ChannelsLastConv& c) {
 // take whole K steps, 1x1 kernels too: no pack where the filter's rows run
 // k (ky, kx, c) (its channels innermost, or a 1x1 kernel), a pack of the
 // filter alone otherwise. Pixels of other than a multiple of 16 bytes are
-// packed as before.
+// packed as before. Few rows take the 64 x 64 tiles as gathered A does.
 TEST_CASE("convolution plan: a channels-last input read in place") {
   auto check = [](const ChannelsLastConv& c, size_t dispatches, bool fromInput) {
     const Planned p = planned(c);
@@ -114,6 +114,9 @@ TEST_CASE("convolution plan: a channels-last input read in place") {
   check(ChannelsLastConv(32, 1024, 256, 14, 1, 1, 1024, false), 1, true);
   check(ChannelsLastConv(32, 256, 512, 28, 1, 2, 256, false), 1, true);  // 1x1 of stride 2
   check(ChannelsLastConv(1, 256, 256, 14, 3, 1, 256, true), 1, true);    // batch 1
+  // Batch 1's 1x1 256->128 56x56 (3136 rows): tiles of 64 x 64 on 4 warps, as where A is gathered.
+  CHECK(planned(ChannelsLastConv(1, 256, 128, 56, 1, 1, 256, false)).kernels.back() ==
+        "convolution_integer_coopmat_nv_w4_m64_n64_i32_packed");
   // Pixels 8 bytes past a multiple of 16: the pack writes A.
   const Planned packed = planned(ChannelsLastConv(32, 256, 256, 14, 3, 1, 264, true));
   CHECK(packed.kernels.size() == 2);

@@ -223,7 +223,10 @@ enum class ConvolutionPacking {
   // "nhwc": the filter, and the input reordered channels-last (with its
   // padding), from which the GEMM reads each row's K step as 32
   // consecutive bytes: where the groups' channels are a multiple of 32,
-  // else as Filter.
+  // else as Filter. An input whose channels already lie innermost (C stride
+  // 1, the other strides and the binding 16-byte aligned) is read in place,
+  // not packed, and so is the filter where its rows run (ky, kx, c) (OHWI,
+  // or a 1x1 kernel); Auto takes that for every such shape.
   ChannelsLast,
 };
 

@@ -248,14 +248,14 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // warp) where A is gathered or channels-last, the device counts its
     // multiprocessors and they take no more waves than the tiles they replace:
     // 4-warp tiles of 64 columns, split across the grid or not (halfSplit,
-    // halfRows below), and, A gathered, 8-warp ones of 128 where K is not split
-    // (here). $VKDML_COOPMAT_ROWS=64 takes them wherever they fit, 96 or 128
+    // halfRows below), and, A gathered or read from the input in place, 8-warp ones of 128 where K is
+    // not split (here). $VKDML_COOPMAT_ROWS=64 takes them wherever they fit, 96 or 128
     // nowhere (measured on the H200: bench/results/batch1_narrow_tiles.md).
     const uint32_t halfBM = shader::coopmatBM(4, shader::COOPMAT_HALF_FM);
     const bool squareFits = (!packing || (aPacking == shader::A_CHANNELS_LAST && !prefetch)) && indexBits == 32 &&
                             sameShape(fragment, kFragmentShapes[0]);
     const uint64_t squareTiles = (uint64_t(p.M) + halfBM - 1) / halfBM * ((p.groupOutputChannels + 63) / 64) * groups;
-    if (sms != 0 && defaults.coopmatRows == 0 && squareFits && !packing && !eightSplit &&
+    if (sms != 0 && defaults.coopmatRows == 0 && squareFits && (!packing || aFromInput) && !eightSplit &&
         (narrowerTiles ? narrowerColumns : bn) == 128 &&
         waves(squareTiles) <= waves(narrowerTiles ? tiles128 : p.tiles))
       narrowerTiles = true, narrowerColumns = 64;

@@ -39,9 +39,11 @@ int aY[A_CHUNKS], aX[A_CHUNKS];
 uint aPixel[A_CHUNKS];
 uint aC, aKx, aTapOffset, aTapY, aTapX;
 // Channels-last A's taps, from ConvParams (not specialization constants, so
-// that layers of other geometries share the pipeline): the kernel's width,
-// and what the offset moves by to the next tap of a row and to the next row.
-uint clKW, clTapStep, clRowStep;
+// that layers of other geometries share the pipeline; read once, as ConvParams
+// is memory): the kernel's width, the group's channels, what the offset moves
+// by to the next tap of a row and to the next row, and (A_DIRECT) the
+// dilations and the input's extent.
+uint clKW, clChannels, clTapStep, clRowStep, clDilationY, clDilationX, clInputH, clInputW;
 void beginPacked() {
   const uint64_t packed = tensorAddress(p.scratchSlot);
   // Blocks of all K steps per tile (p.kTiles, kTiles unless CHUNKED); this
@@ -58,7 +60,8 @@ void beginPacked() {
     const uint imageStride = A_DIRECT ? uint(p.inputStrides[0]) : paddedH * paddedW * channels;
     const uint padY = A_DIRECT ? p.padY : 0u, padX = A_DIRECT ? p.padX : 0u;
     const uint64_t base = A_DIRECT ? inputAddress : packed + p.packedAOffset;
-    clKW = p.kernelW;
+    clKW = p.kernelW, clChannels = p.groupChannels;
+    clDilationY = p.dilationY, clDilationX = p.dilationX, clInputH = p.inputH, clInputW = p.inputW;
     clTapStep = p.dilationX * xStride;
     clRowStep = p.dilationY * yStride - clKW * p.dilationX * xStride;  // may wrap: the sums stay exact
     [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) {
@@ -98,7 +101,7 @@ void loadPackedA(uint kt) {
   // the zero point, as the pack writes the padding.
   [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) {
     if (A_DIRECT) {
-      const bool inside = uint(aY[r] + int(aTapY)) < p.inputH && uint(aX[r] + int(aTapX)) < p.inputW;
+      const bool inside = uint(aY[r] + int(aTapY)) < clInputH && uint(aX[r] + int(aTapX)) < clInputW;
       aChunk[r] = aRowValid[r]
                       ? (inside ? Word4Ref(aBlocks[r] + (aPixel[r] + aTapOffset + aC)).value : uvec4(xzWord)) ^
                             uvec4(INPUT_FLIP)
@@ -107,15 +110,15 @@ void loadPackedA(uint kt) {
       aChunk[r] = aRowValid[r] ? Word4Ref(aBlocks[r] + aTapOffset + aC).value : uvec4(0);
   }
   aC += BK;
-  if (aC == p.groupChannels) {
+  if (aC == clChannels) {
     aC = 0;
     aTapOffset += clTapStep;
-    aTapX += p.dilationX;
+    aTapX += clDilationX;
     if (++aKx == clKW) {
       aKx = 0;
       aTapOffset += clRowStep;  // may wrap: the sum stays exact
       aTapX = 0;
-      aTapY += p.dilationY;
+      aTapY += clDilationY;
     }
   }
 }
