@@ -45,11 +45,13 @@ TEST_CASE("convolution_integer: a channels-last input read in place") {
              pointwise = case2d({2, 96, 5, 5}, {16, 96, 1, 1}, 1, 1, 0, 0, 1),
              deep = case2d({1, 256, 6, 6}, {64, 256, 3, 3}, 1, 1, 1, 1, 1),
              strided = case2d({1, 64, 9, 8}, {33, 64, 3, 3}, 2, 1, 1, 0, 1),
-             large = case2d({2, 32, 30, 30}, {20, 32, 3, 3}, 1, 1, 1, 1, 1);
+             large = case2d({2, 32, 30, 30}, {20, 32, 3, 3}, 1, 1, 1, 1, 1),
+             wider = case2d({2, 64, 30, 30}, {40, 64, 3, 3}, 1, 1, 1, 1, 1);
   runVariants({channelsLast(padded, 32, false), channelsLast(padded, 48, true), channelsLast(grouped, 64, false),
                channelsLast(grouped, 64, true), channelsLast(pointwise, 96, false), channelsLast(deep, 256, true),
                channelsLast(strided, 80, true), channelsLast(wide, 32, true), channelsLast(large, 32, false),
-               channelsLast(padded, 40, true), channelsLast(pointwise, 104, false)},
+               channelsLast(padded, 40, true), channelsLast(pointwise, 104, false), channelsLast(wider, 64, true),
+               channelsLast(wider, 80, false)},
               rng);
 }
 
@@ -75,10 +77,11 @@ struct ChannelsLastConv {
 };
 
 // The kernels of `c`'s plan through Auto's packing on an H200-like device,
-// and whether its GEMM (the last dispatch) reads A from the input.
+// and whether its GEMM (the last dispatch) reads A from the input, and in
+// pairs of steps of 64 bytes a row.
 struct Planned {
   std::vector<std::string> kernels;
-  bool aFromInput = false;
+  bool aFromInput = false, aPairs = false;
 };
 Planned planned(const ChannelsLastConv& c) {
   const std::vector<Dispatch> dispatches = planOn(c, withMultiprocessors(fullDevice(), 132));
@@ -90,7 +93,10 @@ Planned planned(const ChannelsLastConv& c) {
   for (const auto& [id, value] : vkdml::shader::specializationOf(marked))
     if (value == 0xF1A65)
       for (const auto& [gemmId, gemmValue] : dispatches.back().specialization)
-        if (gemmId == id) p.aFromInput = (gemmValue & vkdml::shader::A_FROM_INPUT) != 0;
+        if (gemmId == id) {
+          p.aFromInput = (gemmValue & vkdml::shader::A_FROM_INPUT) != 0;
+          p.aPairs = (gemmValue & vkdml::shader::A_PAIRED_CHUNKS) != 0;
+        }
   return p;
 }
 
@@ -117,6 +123,11 @@ TEST_CASE("convolution plan: a channels-last input read in place") {
   // Batch 1's 1x1 256->128 56x56 (3136 rows): tiles of 64 x 64 on 4 warps, as where A is gathered.
   CHECK(planned(ChannelsLastConv(1, 256, 128, 56, 1, 1, 256, false)).kernels.back() ==
         "convolution_integer_coopmat_nv_w4_m64_n64_i32_packed");
+  // Pairs of K steps a row on the 8-warp tiles of 128 columns (K not split) over groups of a multiple of
+  // 64 channels: ResNet-50's layer3 3x3 256->256 14x14 at batch 32 (96-row tiles), not its 3x3 512->512
+  // 7x7 (tiles of 256 columns, K split).
+  CHECK(planned(ChannelsLastConv(32, 256, 256, 14, 3, 1, 256, true)).aPairs);
+  CHECK_FALSE(planned(ChannelsLastConv(32, 512, 512, 7, 3, 1, 512, true)).aPairs);
   // Pixels 8 bytes past a multiple of 16: the pack writes A.
   const Planned packed = planned(ChannelsLastConv(32, 256, 256, 14, 3, 1, 264, true));
   CHECK(packed.kernels.size() == 2);

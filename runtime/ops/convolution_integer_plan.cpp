@@ -350,6 +350,9 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     if (packA && !prefetch && chunkSteps == 0 && (emulated || (warps == 8 && bn == 128)) &&
         device.maxComputeSharedMemorySize >= coopmatSharedBytes(warps, bn, true))
       p.flags |= shader::K_PAIRED_ROWS;
+    // Channels-last A whose pairs of steps lie in one tap: each loaded as 64 bytes a row (shader::A_PAIRED_CHUNKS).
+    if ((p.flags & shader::K_PAIRED_ROWS) != 0 && aPacking == shader::A_CHANNELS_LAST && p.groupChannels % 64 == 0)
+      p.flags |= shader::A_PAIRED_CHUNKS;
     auto gemm = [&](Dispatch g, bool zeroedByPack) {
       if (chunkSteps == 0)
         return chunkDispatches(g, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, constantFlags);
@@ -449,8 +452,8 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       Dispatch pack;
       // The geometry as specialization constants, for the driver to fold.
       auto packConstants = withGeometry<shader::ConvolutionIntegerPackConstants>(pp);
-      packConstants.FLAGS &=
-          ~(shader::B_FROM_FILTER | shader::K_PAIRED_ROWS | shader::A_FROM_INPUT);  // the GEMM's alone
+      packConstants.FLAGS &=  // the GEMM's alone
+          ~(shader::B_FROM_FILTER | shader::K_PAIRED_ROWS | shader::A_FROM_INPUT | shader::A_PAIRED_CHUNKS);
       packConstants.WORKGROUP_SIZE = packWorkgroup;
       packConstants.BM = bm;
       packConstants.BN = bn;

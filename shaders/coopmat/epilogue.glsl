@@ -19,7 +19,10 @@ void beginSums() {
 // After the last: each row and column has several contributors.
 void addSums() {
   if (NEED_ROW_SUMS) {
-    if (A_IN_SCRATCH) {
+    if (A_PAIRS) {
+      [[unroll]] for (uint r = 0; r < A_PAIR_CHUNKS; ++r)
+        IN_TILE_CHUNK(r, 4, atomicAdd(rowSums[(t + r * WG) / 4], rowPartial[r]))
+    } else if (A_IN_SCRATCH) {
       [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r)
         IN_TILE_A_CHUNK(r, atomicAdd(rowSums[(t + r * WG) / 2], rowPartial[r]))
     } else

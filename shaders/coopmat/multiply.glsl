@@ -53,6 +53,23 @@ const bool PAIRED_STEPS = A_IN_SCRATCH && PREFETCH == 1 && !SPLIT_K;
 void multiplyTile() {
   [[unroll]] for (uint f = 0; f < FM * FN * SUBS; ++f) acc[f] = ACC_ZERO;
 #if PACKED
+  if (A_PAIRS) {
+    // As below, each pair loaded and stored whole (step.glsl, loadPair).
+    loadPair(0u);
+    storePair(0u);
+    barrier();
+    uint b = 0;
+    for (uint kt = 0; kt < kTiles; kt += 2) {
+      const bool more = kt + 2 < kTiles;
+      if (more) loadPair(kt + 2);
+      multiply(b * STAGE4);
+      if (kt + 1 < kTiles) multiply(b * STAGE4 + BK / 16);
+      b ^= 1u;
+      if (more) storePair(b);
+      barrier();
+    }
+    return;
+  }
   if (PAIRED_STEPS && PAIRED_ROWS) {
     // Both steps of a pair in one buffer (the second from uvec4 SECOND of
     // each row), the two buffers taking pairs in turn: one barrier per

@@ -13,6 +13,7 @@ void storeStep(uint b) {
   storeBStep(b);
 }
 void beginPacked() {}
+const bool A_PAIRS = false;
 #else
 // The filter (B) comes packed (convolution_integer_pack.comp), or where its
 // rows hold the K steps as they lie, from the filter itself
@@ -23,8 +24,16 @@ void beginPacked() {}
 // pixel. Invocation t stages chunks t, t + WG, ... of A (row chunk/2, half
 // t%2) and of B.
 const bool B_FILTER_ROWS = (FLAGS & B_FROM_FILTER) != 0;
-uint64_t aBlocks[A_CHUNKS], bBlocks;  // this invocation's chunks of the tile's first step (channels-last A: of tap 0)
-uvec4 aChunk[A_CHUNKS];
+// A_PAIRS: channels-last A in pairs of steps, each row's pair 64 consecutive
+// bytes loaded by 4 invocations (chunk r: row (t + r * WG) / 4, part t % 4;
+// parts 2 and 3 the second step), so that a warp's load spans 8 rows, not 16.
+// The pair's steps lie in one tap: groups of a multiple of 64 channels (the
+// plan's A_PAIRED_CHUNKS) and K from 0 (not chunked, not split).
+const bool PAIRED_ROWS_LOOP = (FLAGS & K_PAIRED_ROWS) != 0 && PREFETCH == 1 && !SPLIT_K;
+const bool A_PAIRS = (FLAGS & A_PAIRED_CHUNKS) != 0 && A_PACKING == A_CHANNELS_LAST && PAIRED_ROWS_LOOP && !CHUNKED;
+const uint A_ROW_PARTS = A_PAIRS ? 4 : 2, A_LOADS = A_PAIRS ? A_PAIR_CHUNKS : A_CHUNKS;
+uint64_t aBlocks[A_PAIR_CHUNKS], bBlocks;  // this invocation's chunks of the tile's first step (channels-last A: of tap 0)
+uvec4 aChunk[A_CHUNKS], pairChunk[A_PAIR_CHUNKS];
 // Channels-last A: whether each chunk's row lies in the tile below M, and
 // the next step's place: channel aC of tap (ky, aKx), at aTapOffset from
 // tap (0, 0). Each step is loaded once, in order, so the place steps on
@@ -34,9 +43,9 @@ uvec4 aChunk[A_CHUNKS];
 // exact wherever it lies inside), the tap's at (aTapY, aTapX) from it,
 // outside the input the zero point.
 const bool A_DIRECT = (FLAGS & A_FROM_INPUT) != 0;
-bool aRowValid[A_CHUNKS];
-int aY[A_CHUNKS], aX[A_CHUNKS];
-uint aPixel[A_CHUNKS];
+bool aRowValid[A_PAIR_CHUNKS];
+int aY[A_PAIR_CHUNKS], aX[A_PAIR_CHUNKS];
+uint aPixel[A_PAIR_CHUNKS];
 uint aC, aKx, aTapOffset, aTapY, aTapX;
 // Channels-last A's taps, from ConvParams (not specialization constants, so
 // that layers of other geometries share the pipeline; read once, as ConvParams
@@ -64,8 +73,8 @@ void beginPacked() {
     clDilationY = p.dilationY, clDilationX = p.dilationX, clInputH = p.inputH, clInputW = p.inputW;
     clTapStep = p.dilationX * xStride;
     clRowStep = p.dilationY * yStride - clKW * p.dilationX * xStride;  // may wrap: the sums stay exact
-    [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) {
-      const uint row = (t + r * WG) / 2, m = m0 + row;
+    [[unroll]] for (uint r = 0; r < A_LOADS; ++r) {
+      const uint row = (t + r * WG) / A_ROW_PARTS, m = m0 + row;
 #if FM == 3
       aRowValid[r] = row < M - m0 && row < BM;  // 96-row tiles: no load for the last 64 invocations
 #else
@@ -74,7 +83,7 @@ void beginPacked() {
       const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
       aY[r] = int(oy * p.strideY) - int(padY), aX[r] = int(ox * p.strideX) - int(padX);
       aPixel[r] = batch * imageStride + uint(aY[r]) * yStride + uint(aX[r]) * xStride;
-      aBlocks[r] = base + g * p.groupChannels + 16 * (t % 2) +
+      aBlocks[r] = base + g * p.groupChannels + 16 * (t % A_ROW_PARTS) +
                    (A_DIRECT ? uint64_t(0) : uint64_t(batch * paddedH + oy * p.strideY) * yStride + ox * p.strideX * xStride);
     }
     const uint tap = kBegin / p.groupChannels;
@@ -89,27 +98,20 @@ void beginPacked() {
   if (!B_FILTER_ROWS)
     bBlocks = tensorAddress(p.packedBSlot) + p.packedBOffset + uint64_t((g * p.nTiles + nTile) * allSteps + firstStep) * (BN * 32) + 16 * t;
 }
-// Step kt's A chunks into aChunk.
-void loadPackedA(uint kt) {
-  if (A_PACKING != A_CHANNELS_LAST) {
-    [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r)
-      IN_TILE_A_CHUNK(r, aChunk[r] = Word4Ref(aBlocks[r] + uint64_t(kt) * (BM * 32)).value)
-    return;
-  }
-  // k = (ky * KW + kx) * groupChannels + c: the step's 32 channels of one tap.
-  // From the input, flipped to INT8 as the pack would have, and outside it
-  // the zero point, as the pack writes the padding.
-  [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) {
-    if (A_DIRECT) {
-      const bool inside = uint(aY[r] + int(aTapY)) < clInputH && uint(aX[r] + int(aTapX)) < clInputW;
-      aChunk[r] = aRowValid[r]
-                      ? (inside ? Word4Ref(aBlocks[r] + (aPixel[r] + aTapOffset + aC)).value : uvec4(xzWord)) ^
-                            uvec4(INPUT_FLIP)
-                      : uvec4(0);
-    } else
-      aChunk[r] = aRowValid[r] ? Word4Ref(aBlocks[r] + aTapOffset + aC).value : uvec4(0);
-  }
-  aC += BK;
+// Channels-last A's chunk r at the current place (k = (ky * KW + kx) *
+// groupChannels + c), or 0 where not `valid`. From the input, flipped to INT8
+// as the pack would have, and outside it the zero point, as the pack writes
+// the padding.
+uvec4 channelsLastChunk(uint r, bool valid) {
+  if (!A_DIRECT) return valid ? Word4Ref(aBlocks[r] + aTapOffset + aC).value : uvec4(0);
+  const bool inside = uint(aY[r] + int(aTapY)) < clInputH && uint(aX[r] + int(aTapX)) < clInputW;
+  return valid ? (inside ? Word4Ref(aBlocks[r] + (aPixel[r] + aTapOffset + aC)).value : uvec4(xzWord)) ^
+                     uvec4(INPUT_FLIP)
+               : uvec4(0);
+}
+// The place of the next step (or pair) of channels-last A.
+void stepChannels(uint channels) {
+  aC += channels;
   if (aC == clChannels) {
     aC = 0;
     aTapOffset += clTapStep;
@@ -121,6 +123,23 @@ void loadPackedA(uint kt) {
       aTapY += clDilationY;
     }
   }
+}
+// Step kt's A chunks into aChunk.
+void loadPackedA(uint kt) {
+  if (A_PACKING != A_CHANNELS_LAST) {
+    [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r)
+      IN_TILE_A_CHUNK(r, aChunk[r] = Word4Ref(aBlocks[r] + uint64_t(kt) * (BM * 32)).value)
+    return;
+  }
+  [[unroll]] for (uint r = 0; r < A_CHUNKS; ++r) aChunk[r] = channelsLastChunk(r, aRowValid[r]);
+  stepChannels(BK);
+}
+// Steps kt and kt + 1's A chunks into pairChunk (A_PAIRS); past kTiles, 0.
+void loadPairA(uint kt) {
+  const bool second = kt + 1 < kTiles;
+  [[unroll]] for (uint r = 0; r < A_PAIR_CHUNKS; ++r)
+    pairChunk[r] = channelsLastChunk(r, aRowValid[r] && (t % 4 < 2 || second));
+  stepChannels(2 * BK);
 }
 // B_FROM_FILTER: the chunk from the filter's row (beginStaging's offsets,
 // as loadBChunk's aligned loads), flipped here as the pack would have.
@@ -156,6 +175,28 @@ void storeStepIn(uint b, uint at) {
   }
 }
 void storeStep(uint b) { storeStepIn(b, 0u); }
+
+// A_PAIRS: steps kt and kt + 1 (0 past kTiles) in registers, and into
+// buffer b: A's 4 chunks a row side by side, B's two steps as storeStepIn.
+uvec4 pairB[2][2];
+void loadPair(uint kt) {
+  loadPairA(kt);
+  [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) {
+    pairB[0][r] = loadPackedB(kt, r);
+    pairB[1][r] = kt + 1 < kTiles ? loadPackedB(kt + 1, r) : uvec4(0);
+  }
+}
+void storePair(uint b) {
+  const uint base = b * STAGE4;
+  [[unroll]] for (uint r = 0; r < A_PAIR_CHUNKS; ++r) {
+    IN_TILE_CHUNK(r, 4, tiles[base + ((t + r * WG) / 4) * ROW4 + t % 4] = pairChunk[r])
+    if (ROW_SUMS_ON) rowPartial[r] += signedByteSum(pairChunk[r]);
+  }
+  if (stagesB) [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) [[unroll]] for (uint s = 0; s < 2; ++s) {
+    tiles[base + (BM + (t + r * WG) / 2) * ROW4 + s * (BK / 16) + t % 2] = pairB[s][r];
+    if (NEED_COL_SUMS) colPartial[r] += signedByteSum(pairB[s][r]);
+  }
+}
 
 // PAIRED_STEPS (multiply.glsl): the first of two steps in flight, while
 // the second loads into aChunk and staged.bRaw.

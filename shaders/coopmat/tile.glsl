@@ -69,17 +69,19 @@ const uint ROW4 = VKDML_COOPMAT_ROW4(PAIRED_ROWS);
 const uint STAGE4 = (BM + BN) * ROW4;  // one buffer: A rows, then B rows
 const uint B_CHUNKS = max(BN * 2 / WG, 1u);  // 16-byte B chunks each invocation stages per step: 1 or 2 (16 warps: 1 or 0)
 const uint A_CHUNKS = (BM * 2 + WG - 1) / WG;  // likewise for A, where it comes packed (A_IN_SCRATCH)
+const uint A_PAIR_CHUNKS = (BM * 4 + WG - 1) / WG;  // and per pair of steps, 4 a row (A_PAIRS, step.glsl)
 // `statement` where A chunk r of this invocation lies in the tile: 96-row
 // tiles have 192 chunks for 256 invocations (and an epilogue pass of one
 // fragment, epilogue.glsl). The other variants' code stays as it was.
 #if FM == 3
-#define IN_TILE_A_CHUNK(r, statement) \
-  if ((t + (r) * WG) / 2 < BM) {     \
-    statement;                       \
+#define IN_TILE_CHUNK(r, perRow, statement) \
+  if ((t + (r) * WG) / (perRow) < BM) {     \
+    statement;                              \
   }
 #else
-#define IN_TILE_A_CHUNK(r, statement) statement;
+#define IN_TILE_CHUNK(r, perRow, statement) statement;
 #endif
+#define IN_TILE_A_CHUNK(r, statement) IN_TILE_CHUNK(r, 2, statement)
 // The epilogue's per-warp scratch (interface/convolution_integer.h).
 const uint SCRATCH_COLUMN4 = COOPMAT_SCRATCH_COLUMN4;
 const uint SCRATCH_WARP4 = 16 * SCRATCH_COLUMN4;

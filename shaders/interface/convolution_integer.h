@@ -122,6 +122,11 @@ const uint SPLIT_TILE_WORDS = 4u;  // arrivals, ready, done, unused
 // range checked against the input (padding reads as the zero point); no
 // pack writes it (shaders/coopmat/step.glsl).
 const uint A_FROM_INPUT = 1048576u;
+// The cooperative-matrix GEMM alone, with K_PAIRED_ROWS and A_CHANNELS_LAST
+// over groups of a multiple of 64 channels: each pair of K steps of a row is
+// 64 consecutive bytes, loaded by 4 invocations side by side (a warp's load
+// spans 8 rows, not 16) unless K is chunked (shaders/coopmat/step.glsl).
+const uint A_PAIRED_CHUNKS = 2097152u;
 // The flags of gathering A and B from the tensors, which the
 // cooperative-matrix GEMM does not read where A comes in scratch (A_IM2COL,
 // A_CHANNELS_LAST; the pack read them): the plan leaves them out of that
