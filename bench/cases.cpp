@@ -160,6 +160,7 @@ std::unique_ptr<Case> convolution(std::string name, UINT n, UINT c, UINT oc, UIN
   cs->outputs = {&output};
   cs->weights = &filter;
   cs->activations = &input;
+  cs->result = &output;
   auto& strides = cs->own(std::vector<UINT>{stride, stride});
   auto& dilations = cs->own(std::vector<UINT>{1, 1});
   auto& padding = cs->own(std::vector<UINT>{pad, pad});

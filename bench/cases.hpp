@@ -41,6 +41,7 @@ struct Case {
   bool optIn = false;                 // runs only where --filter names it
   TensorSpec* weights = nullptr;      // a convolution's filter (--owned-weights, --channels-last)
   TensorSpec* activations = nullptr;  // a convolution's input (--channels-last)
+  TensorSpec* result = nullptr;       // a convolution's output (--channels-last-output)
 
   TensorSpec& tensor(DML_TENSOR_DATA_TYPE type, std::vector<UINT> sizes, std::vector<UINT> strides = {});
   // Storage for the operator's own descriptor and arrays, kept with the case.

@@ -6,7 +6,7 @@
 //
 //   vkdml_bench [--large] [--reps N] [--warmup N] [--warm-ms MS] [--filter TEXT] [--exclude TEXT]
 //               [--path PATH] [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]
-//               [--owned-weights] [--channels-last] [--execute] [--int8]
+//               [--owned-weights] [--channels-last] [--channels-last-output] [--execute] [--int8]
 //
 // --filter TEXT selects the cases whose "op name" holds TEXT, or one of
 // its '|'-separated alternatives. --path takes a comma-separated list of
@@ -23,7 +23,8 @@
 // as an inference runtime does with a model's constant weights, and runs the
 // initializer once before the timed executions. --channels-last lays each
 // convolution's input and filter out with their channels innermost (NHWC,
-// OHWI strides; the output stays NCHW). --execute times
+// OHWI strides; the output stays NCHW unless --channels-last-output lays it
+// out NHWC too). --execute times
 // Device::execute on the host (a submission and its wait each): record(),
 // which the other timings bracket with timestamps, takes the kernel plan,
 // never a CPU device's transfer commands. --int8 makes the convolutions
@@ -74,6 +75,7 @@ struct Options {
   bool compileTimes = false;
   bool ownedWeights = false;
   bool channelsLast = false;                            // --channels-last: convolutions' inputs NHWC, filters OHWI
+  bool channelsLastOutput = false;                      // --channels-last-output: convolutions' outputs NHWC
   vkdml::DeviceInfo::MatrixShape matrixShape{0, 0, 0};  // --matrix-shape: CompileOptions::matrixShape
   bool execute = false;
   bool int8 = false;  // --int8: convolutions INT8 x INT8 without zero points
@@ -99,6 +101,7 @@ const char* const kUsage =
     "usage: %s [--large] [--reps N] [--warmup N] [--warm-ms MS] [--filter TEXT] [--exclude TEXT] [--path PATH]\n"
     "       [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info] [--owned-weights]\n"
     "       [--channels-last]  (convolutions' inputs NHWC and filters OHWI, by strides; outputs NCHW)\n"
+    "       [--channels-last-output]  (convolutions' outputs NHWC, by strides)\n"
     "       [--matrix-shape MxNxK]  (the cooperative-matrix fragment, CompileOptions::matrixShape)\n"
     "       [--execute]  (times Device::execute on the host, the plan with transfer commands, not record())\n"
     "       [--int8]  (convolutions INT8 x INT8 without zero points, as torch._int_mm; default UINT8 x INT8 with)\n"
@@ -170,7 +173,9 @@ void writeJson(const std::string& path, const std::string& device, const Options
       << jsonEscape(allocation ? allocation : "") << "\",\n  \"churn_gib\": " << options.churnGib
       << ",\n  \"churn_wait_ms\": " << options.churnWaitMs
       << ",\n  \"owned_weights\": " << (options.ownedWeights ? "true" : "false")
-      << ",\n  \"channels_last\": " << (options.channelsLast ? "true" : "false") << ",\n  \"results\": [\n";
+      << ",\n  \"channels_last\": " << (options.channelsLast ? "true" : "false")
+      << ",\n  \"channels_last_output\": " << (options.channelsLastOutput ? "true" : "false")
+      << ",\n  \"results\": [\n";
   for (size_t i = 0; i < results.size(); ++i) {
     const Result& r = results[i];
     out << "    {\"operator\": \"" << r.op << "\", \"case\": \"" << jsonEscape(r.name) << "\", \"shape\": \"" << r.shape
@@ -236,6 +241,8 @@ int main(int argc, char** argv) {
       options.ownedWeights = true;
     else if (a == "--channels-last")
       options.channelsLast = true;
+    else if (a == "--channels-last-output")
+      options.channelsLastOutput = true;
     else if (a == "--memory-info")
       options.memoryInfo = true;
     else if (a == "--compile-times")
@@ -292,6 +299,7 @@ int main(int argc, char** argv) {
         c.weights->buffer.Flags = options.ownedWeights ? DML_TENSOR_FLAG_OWNED_BY_DML : DML_TENSOR_FLAG_NONE;
       for (bench::TensorSpec* t : {c.weights, c.activations})
         if (t) bench::layChannelsLast(*t, options.channelsLast);
+      if (c.result) bench::layChannelsLast(*c.result, options.channelsLastOutput);
       vkdml::CompiledOperator compiled = device->compileOperator(device->createOperator(c.desc), compileOptions);
       std::vector<vkdml::Buffer> inputs, outputs;
       std::vector<vkdml::BufferBinding> inputBindings, outputBindings;

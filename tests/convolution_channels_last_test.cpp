@@ -27,6 +27,18 @@ Case channelsLast(Case c, uint32_t pixel, bool filterToo) {
   return c;
 }
 
+// Shapes both cases below take: a 3x3 kernel padded at both ends over rows
+// past M, a deep K (split across workgroups), a large image over many tiles.
+Case padded() {
+  return case2d({2, 32, 7, 9}, {40, 32, 3, 3}, 1, 1, 1, 1, 1);
+}
+Case deep(uint32_t outputs = 64) {
+  return case2d({1, 256, 6, 6}, {outputs, 256, 3, 3}, 1, 1, 1, 1, 1);
+}
+Case large() {
+  return case2d({2, 32, 30, 30}, {20, 32, 3, 3}, 1, 1, 1, 1, 1);
+}
+
 }  // namespace
 
 // Groups of a multiple of 32 channels, the input channels-last: pixels 16
@@ -40,18 +52,50 @@ TEST_CASE("convolution_integer: a channels-last input read in place") {
   // A wide kernel, strides and dilations apart per dimension, padding at one end each.
   Case wide = case2d({2, 32, 6, 11}, {24, 32, 1, 5}, 1, 1, 0, 0, 1);
   wide.strides = {1, 2}, wide.dilations = {2, 2}, wide.startPadding = {0, 3}, wide.endPadding = {1, 0};
-  const Case padded = case2d({2, 32, 7, 9}, {40, 32, 3, 3}, 1, 1, 1, 1, 1),
-             grouped = case2d({1, 64, 6, 7}, {70, 32, 3, 3}, 1, 2, 2, 2, 2),
+  const Case grouped = case2d({1, 64, 6, 7}, {70, 32, 3, 3}, 1, 2, 2, 2, 2),
              pointwise = case2d({2, 96, 5, 5}, {16, 96, 1, 1}, 1, 1, 0, 0, 1),
-             deep = case2d({1, 256, 6, 6}, {64, 256, 3, 3}, 1, 1, 1, 1, 1),
              strided = case2d({1, 64, 9, 8}, {33, 64, 3, 3}, 2, 1, 1, 0, 1),
-             large = case2d({2, 32, 30, 30}, {20, 32, 3, 3}, 1, 1, 1, 1, 1),
              wider = case2d({2, 64, 30, 30}, {40, 64, 3, 3}, 1, 1, 1, 1, 1);
-  runVariants({channelsLast(padded, 32, false), channelsLast(padded, 48, true), channelsLast(grouped, 64, false),
-               channelsLast(grouped, 64, true), channelsLast(pointwise, 96, false), channelsLast(deep, 256, true),
-               channelsLast(strided, 80, true), channelsLast(wide, 32, true), channelsLast(large, 32, false),
-               channelsLast(padded, 40, true), channelsLast(pointwise, 104, false), channelsLast(wider, 64, true),
+  runVariants({channelsLast(padded(), 32, false), channelsLast(padded(), 48, true), channelsLast(grouped, 64, false),
+               channelsLast(grouped, 64, true), channelsLast(pointwise, 96, false), channelsLast(deep(), 256, true),
+               channelsLast(strided, 80, true), channelsLast(wide, 32, true), channelsLast(large(), 32, false),
+               channelsLast(padded(), 40, true), channelsLast(pointwise, 104, false), channelsLast(wider, 64, true),
                channelsLast(wider, 80, false)},
+              rng);
+}
+
+namespace {
+
+// `c` with its output's channels innermost, pixels `pixel` int32 apart.
+Case outputChannelsLast(Case c, uint32_t pixel) {
+  const Conv conv{c.strides, c.dilations, c.startPadding, c.endPadding, c.groups};
+  c.outputStrides = channelsInnermost(conv.outputSizes(c.input, c.filter), pixel);
+  return c;
+}
+
+}  // namespace
+
+// An output whose channels lie innermost (NHWC): the cooperative-matrix
+// epilogue stores 4 channels of a pixel as one 16-byte word where groups
+// have a multiple of 4 output channels and pixels lie a multiple of 4
+// int32 apart (shader::OUTPUT_N_QUADS); otherwise, and where K splits
+// across the grid (a deep K over few tiles), 4 bytes a store or atomic add,
+// each instruction along the channels (shader::OUTPUT_N_INNERMOST). Inputs
+// channels-last (rows in order) and NCHW (gathered: rows interleaved in the
+// tile), two groups, padded pixels, rows past M, many tiles.
+TEST_CASE("convolution_integer: an output whose channels lie innermost") {
+  std::mt19937_64 rng(143);
+  // Groups of 36 output channels, and of 35 (no quads).
+  const Case grouped = case2d({1, 64, 6, 7}, {72, 32, 3, 3}, 1, 2, 2, 2, 2),
+             odd = case2d({1, 64, 6, 7}, {70, 32, 3, 3}, 1, 1, 1, 1, 2),
+             gathered = case2d({2, 24, 9, 9}, {20, 24, 3, 3}, 1, 1, 1, 1, 1),
+             pointwise = case2d({2, 40, 6, 6}, {24, 40, 1, 1}, 1, 1, 0, 0, 1);
+  runVariants({outputChannelsLast(channelsLast(deep(), 256, true), 64),
+               outputChannelsLast(channelsLast(deep(70), 256, true), 70),
+               outputChannelsLast(channelsLast(padded(), 32, true), 40), outputChannelsLast(grouped, 72),
+               outputChannelsLast(channelsLast(grouped, 64, false), 76), outputChannelsLast(odd, 70),
+               outputChannelsLast(gathered, 20), outputChannelsLast(gathered, 22), outputChannelsLast(pointwise, 28),
+               outputChannelsLast(channelsLast(large(), 32, true), 20), outputChannelsLast(large(), 24)},
               rng);
 }
 
@@ -64,11 +108,15 @@ struct ChannelsLastConv {
   Desc input, filter, output;
   UINT strides[2], ones[2] = {1, 1}, pads[2];
   DML_CONVOLUTION_INTEGER_OPERATOR_DESC conv{};
-  ChannelsLastConv(UINT n, UINT c, UINT oc, UINT hw, UINT k, UINT stride, UINT pixel, bool filterChannelsLast)
+  ChannelsLastConv(UINT n, UINT c, UINT oc, UINT hw, UINT k, UINT stride, UINT pixel, bool filterChannelsLast,
+                   UINT outputPixel = 0)
       : input(DML_TENSOR_DATA_TYPE_UINT8, {n, c, hw, hw}, channelsInnermost({n, c, hw, hw}, pixel)),
         filter(DML_TENSOR_DATA_TYPE_INT8, {oc, c, k, k},
                filterChannelsLast ? channelsInnermost({oc, c, k, k}, c) : std::vector<UINT>{}),
-        output(DML_TENSOR_DATA_TYPE_INT32, {n, oc, (hw - 1) / stride + 1, (hw - 1) / stride + 1}),
+        output(DML_TENSOR_DATA_TYPE_INT32, {n, oc, (hw - 1) / stride + 1, (hw - 1) / stride + 1},
+               outputPixel == 0
+                   ? std::vector<UINT>{}
+                   : channelsInnermost({n, oc, (hw - 1) / stride + 1, (hw - 1) / stride + 1}, outputPixel)),
         strides{stride, stride},
         pads{k / 2, k / 2} {
     conv = {&input.tensor, nullptr, &filter.tensor, nullptr, &output.tensor, 2, strides, ones, pads, pads, 1};
@@ -81,7 +129,7 @@ struct ChannelsLastConv {
 // pairs of steps of 64 bytes a row.
 struct Planned {
   std::vector<std::string> kernels;
-  bool aFromInput = false, aPairs = false;
+  bool aFromInput = false, aPairs = false, outputChannelQuads = false;
 };
 Planned planned(const ChannelsLastConv& c) {
   const std::vector<Dispatch> dispatches = planOn(c, withMultiprocessors(fullDevice(), 132));
@@ -96,6 +144,7 @@ Planned planned(const ChannelsLastConv& c) {
         if (gemmId == id) {
           p.aFromInput = (gemmValue & vkdml::shader::A_FROM_INPUT) != 0;
           p.aPairs = (gemmValue & vkdml::shader::A_PAIRED_CHUNKS) != 0;
+          p.outputChannelQuads = (gemmValue & vkdml::shader::OUTPUT_N_QUADS) != 0;
         }
   return p;
 }
@@ -134,4 +183,12 @@ TEST_CASE("convolution plan: a channels-last input read in place") {
   CHECK_FALSE(packed.aFromInput);
   // Groups of 16 channels: no channels-last A at all.
   CHECK_FALSE(planned(ChannelsLastConv(32, 16, 256, 14, 3, 1, 16, true)).aFromInput);
+  // An NHWC output: 4 channels a store where pixels lie a multiple of 4 int32 apart, not where
+  // they lie 2 int32 past such a multiple.
+  CHECK(planned(ChannelsLastConv(32, 256, 256, 14, 3, 1, 256, true, 256)).outputChannelQuads);
+  CHECK(planned(ChannelsLastConv(1, 256, 128, 56, 1, 1, 256, false, 132)).outputChannelQuads);
+  CHECK_FALSE(planned(ChannelsLastConv(32, 256, 256, 14, 3, 1, 256, true, 258)).outputChannelQuads);
+  CHECK_FALSE(planned(ChannelsLastConv(32, 256, 256, 14, 3, 1, 256, true)).outputChannelQuads);
+  // K split across the grid keeps the flag: its chunks zero the tile's outputs 16 bytes at a time.
+  CHECK(planned(ChannelsLastConv(32, 512, 512, 7, 3, 1, 512, true, 512)).outputChannelQuads);
 }

@@ -158,6 +158,12 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     if (p.outputStrides[3] == 1 && p.outputStrides[0] % 4 == 0 && p.outputStrides[1] % 4 == 0 &&
         (rowQuads || imageQuads))
       p.flags |= shader::OUTPUT_M_QUADS;
+    // An output whose channels lie innermost (NHWC): stores along them, 4 channels a store where
+    // they make aligned quads.
+    if (p.outputStrides[1] == 1) p.flags |= shader::OUTPUT_N_INNERMOST;
+    if (p.outputStrides[1] == 1 && p.outputStrides[0] % 4 == 0 && p.outputStrides[2] % 4 == 0 &&
+        p.outputStrides[3] % 4 == 0 && p.groupOutputChannels % 4 == 0)
+      p.flags |= shader::OUTPUT_N_QUADS;
     p.mTiles = mTiles;
     p.nTiles = nTiles;
     p.tiles = p.mTiles * p.nTiles * groups;

@@ -41,11 +41,22 @@ int corrected(uint scratch, uint offset, uint c, int rowSum, int wz, int colSum)
          (NEED_COL_SUMS ? xzFlipped * colSum : 0);
 }
 
+// Where the output's pixel m lies (in int32, from its channel 0).
+INDEX_T outputPixel(uint m) {
+  const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
+  return INDEX_T(batch) * INDEX_T(p.outputStrides[0]) + INDEX_T(oy) * INDEX_T(p.outputStrides[2]) +
+         INDEX_T(ox) * INDEX_T(p.outputStrides[3]);
+}
+
 // Per warp, 32 rows x 16 columns at a time through shared memory
 // (column-major, SCRATCH_COLUMN4 apart). Where the output allows
 // (OUTPUT_QUADS, a 16-byte aligned base) each lane stores 4 consecutive m of
-// a channel as one 16-byte word, 8 lanes a whole line; otherwise each lane 1
-// m, each store instruction 32 consecutive m of a channel. These loops are
+// a channel as one 16-byte word, 8 lanes a whole line; where its channels
+// lie innermost (OUTPUT_CHANNEL_QUADS, an aligned base) 4 consecutive
+// channels of an m, 4 lanes a pixel's 16 channels of the pass; otherwise
+// each lane 1 m, each store instruction 32 consecutive m of a channel, or
+// where the channels lie innermost (OUTPUT_CHANNELS_INNERMOST) 4 m's 8
+// consecutive channels. These loops are
 // unrolled like every loop that indexes `acc` (FRAGMENT_LOOP): a dynamic
 // index would move the accumulators out of registers.
 //
@@ -66,6 +77,7 @@ void storeOutput() {
   const INDEX_T outputChannelStride = INDEX_T(p.outputStrides[1]);
   const uint columnsLeft = Ng - n0;
   const bool quadStores = OUTPUT_QUADS && !SPLIT_K && (uint(outputAddress) & 15u) == 0;
+  const bool channelQuads = OUTPUT_CHANNEL_QUADS && !SPLIT_K && (uint(outputAddress) & 15u) == 0;
   FRAGMENT_LOOP for (uint ip = 0; ip < (FM + 1) / 2; ++ip) {
     // m0 + rowBase + 0..31 are its m (rowBase a multiple of 32 where rows interleave).
     const uint rowBase = (warpM * FM + 2 * ip) * 16;
@@ -75,9 +87,7 @@ void storeOutput() {
     const uint m = m0 + (quadStores ? rowBase + 4 * mQuad : tileRowM(row));
     // For quads: all 4 (M % 4 == 0).
     const bool valid = IN_PASS(ip, quadStores ? 4 * mQuad : lane, m - m0 < M - m0);
-    const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
-    const INDEX_T outRow = INDEX_T(batch) * INDEX_T(p.outputStrides[0]) + INDEX_T(oy) * INDEX_T(p.outputStrides[2]) +
-                           INDEX_T(ox) * INDEX_T(p.outputStrides[3]) + INDEX_T(g * Ng + n0) * outputChannelStride;
+    const INDEX_T outRow = outputPixel(m) + INDEX_T(g * Ng + n0) * outputChannelStride;
     FRAGMENT_LOOP for (uint j = 0; j < FN; ++j) {
       // The warp's scratch is its own: only its first use waits for every
       // warp (the staging buffers it overlaps are no longer read, the sums
@@ -135,6 +145,48 @@ void storeOutput() {
           const uint64_t address = outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * outputChannelStride);
           if (ACCUMULATE_OUTPUT) value += Output4ReadRef(address).value;
           Output4Ref(address).value = value;
+        }
+      } else if (channelQuads) {
+        // Lane: channels c0.. of the pass's rows lane / 4 + 8e; each store
+        // instruction 8 pixels' 64 consecutive bytes. Ng % 4 == 0: a quad
+        // lies wholly inside the group's channels or past them.
+        const uint c0 = 4 * (lane % 4), column = column0 + c0;
+        if (column < columnsLeft) {
+          ivec4 wz4 = ivec4(0), colSum4 = ivec4(0);
+          [[unroll]] for (uint q = 0; q < 4; ++q) {
+            if (NEED_ROW_SUMS) wz4[q] = colZeroPoints[column + q];
+            if (NEED_COL_SUMS) colSum4[q] = colSums[column + q];
+          }
+          [[unroll]] for (uint e = 0; e < 4; ++e) {
+            const uint passRow = lane / 4 + 8 * e, pixel = m0 + tileRowM(rowBase + passRow);
+            if (!IN_PASS(ip, passRow, pixel - m0 < M - m0)) continue;
+            const int rowSum = NEED_ROW_SUMS ? ROW_SUM(rowBase + passRow) : 0;
+            ivec4 value;
+            [[unroll]] for (uint q = 0; q < 4; ++q)
+              value[q] = corrected(scratch, passRow, c0 + q, rowSum, wz4[q], colSum4[q]);
+            const uint64_t address = outputAddress + 4 * uint64_t(outputPixel(pixel) + INDEX_T(g * Ng + n0 + column));
+            if (ACCUMULATE_OUTPUT) value += Output4ReadRef(address).value;
+            Output4Ref(address).value = value;
+          }
+        }
+      } else if (OUTPUT_CHANNELS_INNERMOST) {
+        // Lane: channels lane % 8 and 8 + lane % 8 of the pass's rows lane / 8 + 4e.
+        [[unroll]] for (uint e = 0; e < 8; ++e) {
+          const uint passRow = lane / 8 + 4 * e, pixel = m0 + tileRowM(rowBase + passRow);
+          if (!IN_PASS(ip, passRow, pixel - m0 < M - m0)) continue;
+          const int rowSum = NEED_ROW_SUMS ? ROW_SUM(rowBase + passRow) : 0;
+          const INDEX_T outPixel = outputPixel(pixel) + INDEX_T(g * Ng + n0);
+          [[unroll]] for (uint h = 0; h < 2; ++h) {
+            const uint c = lane % 8 + 8 * h, column = column0 + c;
+            if (column >= columnsLeft) continue;
+            const int wz = NEED_ROW_SUMS ? colZeroPoints[column] : 0, colSum = NEED_COL_SUMS ? colSums[column] : 0;
+            const int value = corrected(scratch, passRow, c, rowSum, wz, colSum);
+            const uint64_t address = outputAddress + 4 * uint64_t(outPixel + INDEX_T(column));
+            if (SPLIT_K)
+              atomicAdd(OutputAtomicRef(address).value, value);
+            else
+              OutputRef(address).value = ACCUMULATE_OUTPUT ? OutputReadRef(address).value + value : value;
+          }
         }
       } else {
         const int rowSum = NEED_ROW_SUMS ? ROW_SUM(row) : 0;

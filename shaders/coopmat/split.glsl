@@ -16,6 +16,9 @@ layout(buffer_reference, std430, buffer_reference_align = 16) buffer TileCounter
 layout(buffer_reference, std430, buffer_reference_align = 4) coherent writeonly buffer OutputZeroRef {
   int value;
 };
+layout(buffer_reference, std430, buffer_reference_align = 16) coherent writeonly buffer Output4ZeroRef {
+  ivec4 value;
+};
 shared bool zeroesTile;  // this workgroup arrived first at its tile
 
 TileCounters tileCounters(uint tile) {
@@ -24,7 +27,9 @@ TileCounters tileCounters(uint tile) {
 
 // Before the K loop: the first to arrive zeroes the tile's outputs (the
 // M - m0 rows and Ng - n0 columns in reach): consecutive invocations take
-// consecutive rows (m) of a column, each working out its row's address once.
+// consecutive rows (m) of a column, each working out its row's address once;
+// where the output's channels lie innermost, consecutive columns of a row,
+// 4 at a time where they make aligned quads (OUTPUT_CHANNEL_QUADS).
 const uint ROW_LANES = WG >= BM ? WG / BM : 1;  // invocations per row
 const uint ZERO_ROWS = WG / ROW_LANES;            // rows at a time
 void beginSplitTile(uint tile) {
@@ -34,13 +39,23 @@ void beginSplitTile(uint tile) {
   if (!zeroesTile) return;
   const INDEX_T channelStride = INDEX_T(p.outputStrides[1]);
   const uint rows = min(BM, M - m0), columns = min(BN, Ng - n0);
-  for (uint row = t % ZERO_ROWS; row < rows; row += ZERO_ROWS) {
-    const uint m = m0 + row;
-    const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
-    const INDEX_T outRow = INDEX_T(batch) * INDEX_T(p.outputStrides[0]) + INDEX_T(oy) * INDEX_T(p.outputStrides[2]) +
-                           INDEX_T(ox) * INDEX_T(p.outputStrides[3]) + INDEX_T(g * Ng + n0) * channelStride;
-    for (uint column = t / ZERO_ROWS; column < columns; column += ROW_LANES)
-      OutputZeroRef(outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * channelStride)).value = 0;
+  if (OUTPUT_CHANNELS_INNERMOST) {
+    const bool quads = OUTPUT_CHANNEL_QUADS && (uint(outputAddress) & 15u) == 0;
+    const uint width = quads ? 4u : 1u, lanes = min(BN / width, WG), rowsAtATime = WG / lanes;
+    for (uint row = t / lanes; row < rows; row += rowsAtATime) {
+      const uint64_t address = outputAddress + 4 * uint64_t(outputPixel(m0 + row) + INDEX_T(g * Ng + n0));
+      for (uint column = (t % lanes) * width; column < columns; column += lanes * width)
+        if (quads)
+          Output4ZeroRef(address + 4 * column).value = ivec4(0);
+        else
+          OutputZeroRef(address + 4 * column).value = 0;
+    }
+  } else {
+    for (uint row = t % ZERO_ROWS; row < rows; row += ZERO_ROWS) {
+      const INDEX_T outRow = outputPixel(m0 + row) + INDEX_T(g * Ng + n0) * channelStride;
+      for (uint column = t / ZERO_ROWS; column < columns; column += ROW_LANES)
+        OutputZeroRef(outputAddress + 4 * uint64_t(outRow + INDEX_T(column) * channelStride)).value = 0;
+    }
   }
   memoryBarrierBuffer();
   barrier();

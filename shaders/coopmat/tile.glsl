@@ -40,6 +40,8 @@ uint paramBits;
   X(bool, Y_IN_RANGE, (PARAM_BITS & TAPS_Y_IN_RANGE) != 0)        \
   X(bool, X_IN_RANGE, (PARAM_BITS & TAPS_X_IN_RANGE) != 0)        \
   X(bool, OUTPUT_QUADS, (PARAM_BITS & OUTPUT_M_QUADS) != 0)       \
+  X(bool, OUTPUT_CHANNEL_QUADS, (PARAM_BITS & OUTPUT_N_QUADS) != 0) \
+  X(bool, OUTPUT_CHANNELS_INNERMOST, (PARAM_BITS & OUTPUT_N_INNERMOST) != 0) \
   X(uint, INPUT_FLIP, INPUT_SIGNED ? 0u : 0x80808080u)            \
   X(uint, FILTER_FLIP, FILTER_SIGNED ? 0u : 0x80808080u)          \
   X(bool, NEED_ROW_SUMS, !FILTER_SIGNED || HAS_WZ)                \

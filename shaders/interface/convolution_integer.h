@@ -127,6 +127,17 @@ const uint A_FROM_INPUT = 1048576u;
 // 64 consecutive bytes, loaded by 4 invocations side by side (a warp's load
 // spans 8 rows, not 16) unless K is chunked (shaders/coopmat/step.glsl).
 const uint A_PAIRED_CHUNKS = 2097152u;
+// The output's channels (C stride 1; N, H and W strides multiples of 4;
+// groups of a multiple of 4 output channels): 4 consecutive output channels
+// from a multiple of 4 are 4 consecutive, 16-byte aligned int32 (given an
+// aligned base), which the cooperative-matrix epilogue stores as one word
+// where K is not split across the grid (shaders/coopmat/epilogue.glsl).
+const uint OUTPUT_N_QUADS = 4194304u;
+// The output's channels lie innermost (C stride 1): the cooperative-matrix
+// epilogue's 4-byte stores and atomic adds (K split across the grid) run
+// along them, each instruction 4 pixels' 8 consecutive channels, not 32
+// pixels' one.
+const uint OUTPUT_N_INNERMOST = 8388608u;
 // The flags of gathering A and B from the tensors, which the
 // cooperative-matrix GEMM does not read where A comes in scratch (A_IM2COL,
 // A_CHANNELS_LAST; the pack read them): the plan leaves them out of that
@@ -180,7 +191,8 @@ const uint GATHER_FLAGS =
 // and the output's stores, each a choice between a few instructions rather
 // than code paths.
 const uint PARAM_FLAGS = HAS_INPUT_ZERO_POINT | HAS_FILTER_ZERO_POINT | INPUT_SIGNED_FLAG | FILTER_SIGNED_FLAG |
-                         TAPS_Y_IN_RANGE | TAPS_X_IN_RANGE | OUTPUT_M_QUADS;
+                         TAPS_Y_IN_RANGE | TAPS_X_IN_RANGE | OUTPUT_M_QUADS | OUTPUT_N_QUADS |
+                         OUTPUT_N_INNERMOST;
 
 // convolution_integer_coopmat.comp.
 #define VKDML_CONVOLUTION_INTEGER_COOPMAT_CONSTANTS(X) \
