@@ -88,6 +88,15 @@ void storeOutput() {
     // For quads: all 4 (M % 4 == 0).
     const bool valid = IN_PASS(ip, quadStores ? 4 * mQuad : lane, m - m0 < M - m0);
     const INDEX_T outRow = outputPixel(m) + INDEX_T(g * Ng + n0) * outputChannelStride;
+    // Along the channels: where the pass's rows this lane stores lie (rows
+    // lane / 4 + 8e with quads, lane / 8 + 4e without), worked out once for
+    // all of its columns.
+    const bool alongChannels = channelQuads || (OUTPUT_CHANNELS_INNERMOST && !quadStores);
+    const uint laneRows = channelQuads ? 4 : 8, rowStep = channelQuads ? 8 : 4;
+    INDEX_T pixelAt[8];
+    [[unroll]] for (uint e = 0; e < 8; ++e)
+      if (alongChannels && e < laneRows)
+        pixelAt[e] = outputPixel(m0 + tileRowM(rowBase + lane / (32 / rowStep) + rowStep * e)) + INDEX_T(g * Ng + n0);
     FRAGMENT_LOOP for (uint j = 0; j < FN; ++j) {
       // The warp's scratch is its own: only its first use waits for every
       // warp (the staging buffers it overlaps are no longer read, the sums
@@ -164,7 +173,7 @@ void storeOutput() {
             ivec4 value;
             [[unroll]] for (uint q = 0; q < 4; ++q)
               value[q] = corrected(scratch, passRow, c0 + q, rowSum, wz4[q], colSum4[q]);
-            const uint64_t address = outputAddress + 4 * uint64_t(outputPixel(pixel) + INDEX_T(g * Ng + n0 + column));
+            const uint64_t address = outputAddress + 4 * uint64_t(pixelAt[e] + INDEX_T(column));
             if (ACCUMULATE_OUTPUT) value += Output4ReadRef(address).value;
             Output4Ref(address).value = value;
           }
@@ -175,7 +184,7 @@ void storeOutput() {
           const uint passRow = lane / 8 + 4 * e, pixel = m0 + tileRowM(rowBase + passRow);
           if (!IN_PASS(ip, passRow, pixel - m0 < M - m0)) continue;
           const int rowSum = NEED_ROW_SUMS ? ROW_SUM(rowBase + passRow) : 0;
-          const INDEX_T outPixel = outputPixel(pixel) + INDEX_T(g * Ng + n0);
+          const INDEX_T outPixel = pixelAt[e];
           [[unroll]] for (uint h = 0; h < 2; ++h) {
             const uint c = lane % 8 + 8 * h, column = column0 + c;
             if (column >= columnsLeft) continue;
