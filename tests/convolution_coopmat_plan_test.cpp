@@ -8,6 +8,7 @@
 // And the warps on tiles narrower than 256 columns.
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "interface/convolution_integer.h"  // the pack's specialization constants
 #include "planning.hpp"
@@ -399,6 +400,46 @@ TEST_CASE("convolution plan: two K steps a shared row") {
   CHECK(vkdml::shader::coopmatSharedBytes(8, 128, true) == 42496);
   // K split across the grid (the 3x3 512->512 7x7 layer: 26 tiles, 144 K steps).
   CHECK_FALSE(plan(SameConv(32, 512, 512, 7, 7, 3), gpu, nv, both).pairedRows);
+}
+
+// Unpadded rows on 4-warp tiles (shader::ROWS_UNPADDED) where the device
+// counts its multiprocessors and the grid gives each more than two
+// workgroups; through the emulated path on every 4-warp tile.
+TEST_CASE("convolution plan: unpadded rows on 4-warp tiles") {
+  auto plan = [](const SameConv& c, const vkdml::DeviceInfo& device, vkdml::ConvolutionPath path) {
+    const std::vector<Dispatch> dispatches = planOn(c, device, vkdml::ConvolutionPacking::Auto, path);
+    vkdml::shader::ConvParams p{};
+    REQUIRE(dispatches.back().params.size() == sizeof p);
+    std::memcpy(&p, dispatches.back().params.data(), sizeof p);
+    return std::make_pair(std::string(kernelName(dispatches.back().kernel)),
+                          (p.flags & vkdml::shader::ROWS_UNPADDED) != 0);
+  };
+  const auto nv = vkdml::ConvolutionPath::CooperativeMatrix,
+             emulated = vkdml::ConvolutionPath::CooperativeMatrixEmulated;
+  const vkdml::DeviceInfo h200 = withMultiprocessors(fullDevice(), 132), uncounted = fullDevice();
+  // ResNet-50's layer1 1x1 256->64 56x56 at batch 32: 784 tiles of 128 x 64 on 4 warps, over 132 SMs.
+  const SameConv layer1(32, 256, 64, 56, 56, 1);
+  auto [kernel, unpadded] = plan(layer1, h200, nv);
+  CHECK(kernel == "convolution_integer_coopmat_nv_w4_n64_i32");
+  CHECK(unpadded);
+  CHECK_FALSE(plan(layer1, uncounted, nv).second);
+  // 784 tiles over 392 SMs: two per SM.
+  std::tie(kernel, unpadded) = plan(layer1, withMultiprocessors(fullDevice(), 392), nv);
+  CHECK(kernel == "convolution_integer_coopmat_nv_w4_n64_i32");
+  CHECK_FALSE(unpadded);
+  // Batch 1: 49 tiles of 64 x 64.
+  const SameConv batch1(1, 256, 64, 56, 56, 1);
+  std::tie(kernel, unpadded) = plan(batch1, h200, nv);
+  CHECK(kernel == "convolution_integer_coopmat_nv_w4_m64_n64_i32");
+  CHECK_FALSE(unpadded);
+  // 8 warps: ResNet-50's layer1 1x1 64->256 56x56 at batch 32.
+  std::tie(kernel, unpadded) = plan(SameConv(32, 64, 256, 56, 56, 1), h200, nv);
+  CHECK(kernel.find("_w4_") == std::string::npos);
+  CHECK_FALSE(unpadded);
+  // Emulated: every 4-warp tile, counted or not.
+  std::tie(kernel, unpadded) = plan(batch1, uncounted, emulated);
+  CHECK(kernel.find("_w4_") != std::string::npos);
+  CHECK(unpadded);
 }
 
 // Auto's packing for a 3x3 kernel over a deep K: the input channels-last

@@ -359,6 +359,12 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // Channels-last A whose pairs of steps lie in one tap: each loaded as 64 bytes a row (shader::A_PAIRED_CHUNKS).
     if ((p.flags & shader::K_PAIRED_ROWS) != 0 && aPacking == shader::A_CHANNELS_LAST && p.groupChannels % 64 == 0)
       p.flags |= shader::A_PAIRED_CHUNKS;
+    // Unpadded rows on 4-warp tiles (shader::ROWS_UNPADDED) where the device counts its
+    // multiprocessors and the grid gives each more than two workgroups: three then fit one
+    // (bench/results/occupancy.md); emulated on every 4-warp tile, so that each device tests them.
+    const uint64_t gemmWorkgroups = uint64_t(p.tiles) * (chunkSteps == 0 ? 1 : (kTiles + chunkSteps - 1) / chunkSteps);
+    if (warps == 4 && (p.flags & shader::K_PAIRED_ROWS) == 0 && (emulated || (sms != 0 && gemmWorkgroups > 2 * sms)))
+      p.flags |= shader::ROWS_UNPADDED;
     auto gemm = [&](Dispatch g, bool zeroedByPack) {
       if (chunkSteps == 0)
         return chunkDispatches(g, p, split, shader::COOPMAT_BK, constants, &Coopmat::FLAGS, constantFlags);
@@ -459,7 +465,8 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
       // The geometry as specialization constants, for the driver to fold.
       auto packConstants = withGeometry<shader::ConvolutionIntegerPackConstants>(pp);
       packConstants.FLAGS &=  // the GEMM's alone
-          ~(shader::B_FROM_FILTER | shader::K_PAIRED_ROWS | shader::A_FROM_INPUT | shader::A_PAIRED_CHUNKS);
+          ~(shader::B_FROM_FILTER | shader::K_PAIRED_ROWS | shader::A_FROM_INPUT | shader::A_PAIRED_CHUNKS |
+            shader::ROWS_UNPADDED);
       packConstants.WORKGROUP_SIZE = packWorkgroup;
       packConstants.BM = bm;
       packConstants.BN = bn;

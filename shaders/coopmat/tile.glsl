@@ -67,7 +67,9 @@ const uint BN = FN * 16 * WARPS_N;  // tile columns (output channels of the grou
 const uint BK = COOPMAT_BK;         // tile depth: one fragment K
 // K_PAIRED_ROWS (interface/convolution_integer.h): rows of two K steps.
 const bool PAIRED_ROWS = (FLAGS & K_PAIRED_ROWS) != 0;
-const uint ROW4 = VKDML_COOPMAT_ROW4(PAIRED_ROWS);
+// ROWS_UNPADDED (interface/convolution_integer.h): rows of BK bytes alone.
+const bool UNPADDED = (FLAGS & ROWS_UNPADDED) != 0 && WARPS == 4 && !PAIRED_ROWS;
+const uint ROW4 = UNPADDED ? BK / 16 : VKDML_COOPMAT_ROW4(PAIRED_ROWS);
 const uint STAGE4 = (BM + BN) * ROW4;  // one buffer: A rows, then B rows
 const uint B_CHUNKS = max(BN * 2 / WG, 1u);  // 16-byte B chunks each invocation stages per step: 1 or 2 (16 warps: 1 or 0)
 const uint A_CHUNKS = (BM * 2 + WG - 1) / WG;  // likewise for A, where it comes packed (A_IN_SCRATCH)
@@ -87,7 +89,8 @@ const uint A_PAIR_CHUNKS = (BM * 4 + WG - 1) / WG;  // and per pair of steps, 4 
 // The epilogue's per-warp scratch (interface/convolution_integer.h).
 const uint SCRATCH_COLUMN4 = COOPMAT_SCRATCH_COLUMN4;
 const uint SCRATCH_WARP4 = 16 * SCRATCH_COLUMN4;
-shared uvec4 tiles[VKDML_COOPMAT_TILES4(WARPS, BN, PAIRED_ROWS)];  // 2 * STAGE4 or more, and the warps' scratch
+shared uvec4 tiles[UNPADDED ? VKDML_MAX(2u * (BM + BN) * ROW4, WARPS * 16u * COOPMAT_SCRATCH_COLUMN4)
+                             : VKDML_COOPMAT_TILES4(WARPS, BN, PAIRED_ROWS)];  // 2 * STAGE4 or more, and the warps' scratch
 shared int rowSums[BM];  // sum over k of each staged A row (flipped bytes)
 shared int colSums[BN];  // likewise for B rows
 shared int colZeroPoints[BN];  // the filter zero point of each column, flipped

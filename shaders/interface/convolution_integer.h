@@ -138,6 +138,14 @@ const uint OUTPUT_N_QUADS = 4194304u;
 // along them, each instruction 4 pixels' 8 consecutive channels, not 32
 // pixels' one.
 const uint OUTPUT_N_INNERMOST = 8388608u;
+// The cooperative-matrix GEMM alone, on 4-warp tiles without K_PAIRED_ROWS:
+// shared rows of 32 bytes, unpadded, and the epilogue's scratch sized for 4
+// warps, so that a workgroup takes 11-13 KB of shared memory and three fit
+// an SM where two did. The H200 gives a dispatch about 48 KiB per SM
+// (bench/results/occupancy.md); the fragment loads meet bank conflicts in
+// exchange, so the plan sets it only where there are more than two
+// workgroups per SM to run.
+const uint ROWS_UNPADDED = 16777216u;
 // The flags of gathering A and B from the tensors, which the
 // cooperative-matrix GEMM does not read where A comes in scratch (A_IM2COL,
 // A_CHANNELS_LAST; the pack read them): the plan leaves them out of that
