@@ -503,9 +503,13 @@ TEST_CASE("convolution plan: a 1x1 kernel of stride 2 gathers A from words") {
   CHECK(gemm(Down(32, 256, 512, 56, 56, 28)) == std::make_pair(size_t(1), true));
   CHECK(gemm(Down(1, 256, 512, 56, 56, 28)) == std::make_pair(size_t(1), true));
   // Output rows of 14 (no whole quads), and quads past the row (end
-  // padding): byte gathers, so A is packed.
+  // padding): byte gathers, so A is packed; but not over at most two tiles
+  // of 128 rows, where the 64 x 64 tiles gather them (layer3 down at batch
+  // 1, 196 rows).
   CHECK(gemm(Down(32, 512, 1024, 28, 28, 14)) == std::make_pair(size_t(2), false));
   CHECK(gemm(Down(32, 256, 512, 56, 12, 8)) == std::make_pair(size_t(2), false));
+  CHECK(gemm(Down(1, 512, 1024, 28, 28, 14)) == std::make_pair(size_t(1), false));
+  CHECK(gemm(Down(1, 512, 1024, 36, 36, 18)) == std::make_pair(size_t(2), false));  // 324 rows
 }
 
 // The shape of "convolution_integer: a filter zero point at the middle of

@@ -341,7 +341,10 @@ TEST_CASE("convolution_integer: 1x1 of stride 2 over rows of whole words") {
   runVariants(
       {case2d({2, 16, 8, 16}, {40, 16, 1, 1}, 2, 1, 0, 0, 1), case2d({1, 64, 12, 24}, {70, 64, 1, 1}, 2, 1, 0, 0, 1),
        case2d({3, 40, 6, 8}, {33, 40, 1, 1}, 2, 1, 0, 0, 1), case2d({2, 64, 8, 8}, {70, 32, 1, 1}, 2, 1, 0, 0, 2), tall,
-       rows20, case2d({1, 16, 8, 12}, {20, 16, 1, 1}, 2, 1, 0, 0, 1), pastRow, rows18},
+       rows20, case2d({1, 16, 8, 12}, {20, 16, 1, 1}, 2, 1, 0, 0, 1), pastRow, rows18,
+       // Output rows of 14 (byte gathers) over 196 rows: on a device that
+       // counts its multiprocessors, Auto gathers them on 64 x 64 tiles.
+       case2d({1, 48, 28, 28}, {70, 48, 1, 1}, 2, 1, 0, 0, 1)},
       rng);
 }
 

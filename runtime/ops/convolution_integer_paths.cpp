@@ -145,8 +145,9 @@ namespace {
 // the rows: batch 1's 3x3 layers of 784 and 49 rows, gathered or packed as
 // the im2col matrix, took 0.92-0.95 of the time on the H200; and nothing
 // packed for a 1x1 kernel over at most kSquareGatherMaxRows rows, even of
-// byte gathers (batch 1's 1x1 layers over 7x7 images, 0.95 of the time)
-// (bench/results/batch1_narrow_tiles.md, 2026-12-01). Then few rows over
+// byte gathers (batch 1's 1x1 layers over 7x7 images, 0.95 of the time,
+// bench/results/batch1_narrow_tiles.md, 2026-12-01; its stride-2 layer onto
+// 14x14, 196 rows, 0.94: bench/results/packing.md, 2026-12-04). Then few rows over
 // kGatherMinSteps to kGatherMaxSteps K steps (batch 1's layers from 28x28
 // on, 1x1 or 3x3) pack nothing where A's rows are whole words: the GEMM's
 // own gathers cost less there than a pack dispatch (about 4 µs however
@@ -160,7 +161,7 @@ namespace {
 // tiles of 64 columns (which gathered 3x3 rows do not), measured 0.83x the
 // time on an H100 (bench/results/batch1_narrow_tiles.md).
 constexpr uint32_t kChannelsLastMinRows = shader::COOPMAT_BM;
-constexpr uint32_t kSquareGatherMaxRows = shader::COOPMAT_BM;
+constexpr uint32_t kSquareGatherMaxRows = 2 * shader::COOPMAT_BM;
 constexpr uint32_t kPackBothMaxRows = 32768;
 constexpr uint32_t kGatherMaxRows = 1024;
 constexpr uint32_t kGatherMaxWideColumns = 128;
