@@ -41,6 +41,14 @@ int corrected(uint scratch, uint offset, uint c, int rowSum, int wz, int colSum)
          (NEED_COL_SUMS ? xzFlipped * colSum : 0);
 }
 
+// Likewise for the 4 columns c.. of scratch row `row`, where the pass is
+// row-major (channel quads: COOPMAT_SCRATCH_ROW4).
+ivec4 corrected4(uint scratch, uint row, uint c, int rowSum, ivec4 wz, ivec4 colSum) {
+  return ivec4(tiles[scratch + row * SCRATCH_ROW4 + c / 4]) +
+         (NEED_ROW_SUMS ? (NEED_COL_SUMS ? int(Kg) * xzFlipped - rowSum : -rowSum) * wz : ivec4(0)) -
+         (NEED_COL_SUMS ? xzFlipped * colSum : ivec4(0));
+}
+
 // Where the output's pixel m lies (in int32, from its channel 0).
 INDEX_T outputPixel(uint m) {
   const uint ox = m % p.outputW, oy = (m / p.outputW) % p.outputH, batch = m / p.outputW / p.outputH;
@@ -53,7 +61,9 @@ INDEX_T outputPixel(uint m) {
 // (OUTPUT_QUADS, a 16-byte aligned base) each lane stores 4 consecutive m of
 // a channel as one 16-byte word, 8 lanes a whole line; where its channels
 // lie innermost (OUTPUT_CHANNEL_QUADS, an aligned base) 4 consecutive
-// channels of an m, 4 lanes a pixel's 16 channels of the pass; otherwise
+// channels of an m, 4 lanes a pixel's 16 channels of the pass, read from
+// scratch stored row-major (the pass's rows 20 words apart, each 8 lanes'
+// reads two rows 4 apart: distinct banks); otherwise
 // each lane 1 m, each store instruction 32 consecutive m of a channel, or
 // where the channels lie innermost (OUTPUT_CHANNELS_INNERMOST) 4 m's 8
 // consecutive channels. These loops are
@@ -63,6 +73,9 @@ INDEX_T outputPixel(uint m) {
 // Tiles of 96 rows (FM 3, A in scratch): each warp's last pass holds one
 // fragment, the first 16 of its 32 rows; the other 16 belong to the next
 // warp or lie past the tile, and their row sums are not read.
+// Channel quads: the pass's row that lane stores in its e-th store, e < 4
+// (lanes 4k..4k+3 one row, rows k / 2 + 4 (k % 2) + 8e).
+uint quadPassRow(uint e) { return lane / 8 + 4 * ((lane / 4) % 2) + 8 * e; }
 #if FM == 3
 #define IN_PASS(ip, passRow, inM) ((inM) && (2 * (ip) + 1 < FM || (passRow) < 16))
 #define ROW_SUM(row) rowSums[min(row, BM - 1)]
@@ -92,11 +105,12 @@ void storeOutput() {
     // lane / 4 + 8e with quads, lane / 8 + 4e without), worked out once for
     // all of its columns.
     const bool alongChannels = channelQuads || (OUTPUT_CHANNELS_INNERMOST && !quadStores);
-    const uint laneRows = channelQuads ? 4 : 8, rowStep = channelQuads ? 8 : 4;
+    const uint laneRows = channelQuads ? 4 : 8;
     INDEX_T pixelAt[8];
     [[unroll]] for (uint e = 0; e < 8; ++e)
       if (alongChannels && e < laneRows)
-        pixelAt[e] = outputPixel(m0 + tileRowM(rowBase + lane / (32 / rowStep) + rowStep * e)) + INDEX_T(g * Ng + n0);
+        pixelAt[e] = outputPixel(m0 + tileRowM(rowBase + (channelQuads ? quadPassRow(e) : lane / 8 + 4 * e))) +
+                     INDEX_T(g * Ng + n0);
     FRAGMENT_LOOP for (uint j = 0; j < FN; ++j) {
       // The warp's scratch is its own: only its first use waits for every
       // warp (the staging buffers it overlaps are no longer read, the sums
@@ -115,8 +129,12 @@ void storeOutput() {
       [[unroll]] for (uint h = 0; h < passFragments; ++h)
         [[unroll]] for (uint si = 0; si < SUB_M; ++si)
           [[unroll]] for (uint sj = 0; sj < SUB_N; ++sj)
-            STORE_ACC(acc[accIndex(2 * ip + h, j, si, sj)],
-                      scratch + 4 * h + si * (FRAG_M / 4) + sj * FRAG_N * SCRATCH_COLUMN4, SCRATCH_COLUMN4);
+            if (channelQuads)
+              STORE_ACC_ROWS(acc[accIndex(2 * ip + h, j, si, sj)],
+                             scratch + (16 * h + si * FRAG_M) * SCRATCH_ROW4 + sj * (FRAG_N / 4), SCRATCH_ROW4);
+            else
+              STORE_ACC(acc[accIndex(2 * ip + h, j, si, sj)],
+                        scratch + 4 * h + si * (FRAG_M / 4) + sj * FRAG_N * SCRATCH_COLUMN4, SCRATCH_COLUMN4);
       WARP_BARRIER();
       const uint column0 = (warpN * FN + j) * 16;
       if (quadStores) {
@@ -156,7 +174,7 @@ void storeOutput() {
           Output4Ref(address).value = value;
         }
       } else if (channelQuads) {
-        // Lane: channels c0.. of the pass's rows lane / 4 + 8e; each store
+        // Lane: channels c0.. of the pass's rows quadPassRow(e); each store
         // instruction 8 pixels' 64 consecutive bytes. Ng % 4 == 0: a quad
         // lies wholly inside the group's channels or past them.
         const uint c0 = 4 * (lane % 4), column = column0 + c0;
@@ -167,12 +185,10 @@ void storeOutput() {
             if (NEED_COL_SUMS) colSum4[q] = colSums[column + q];
           }
           [[unroll]] for (uint e = 0; e < 4; ++e) {
-            const uint passRow = lane / 4 + 8 * e, pixel = m0 + tileRowM(rowBase + passRow);
+            const uint passRow = quadPassRow(e), pixel = m0 + tileRowM(rowBase + passRow);
             if (!IN_PASS(ip, passRow, pixel - m0 < M - m0)) continue;
             const int rowSum = NEED_ROW_SUMS ? ROW_SUM(rowBase + passRow) : 0;
-            ivec4 value;
-            [[unroll]] for (uint q = 0; q < 4; ++q)
-              value[q] = corrected(scratch, passRow, c0 + q, rowSum, wz4[q], colSum4[q]);
+            ivec4 value = corrected4(scratch, passRow, c0, rowSum, wz4, colSum4);
             const uint64_t address = outputAddress + 4 * uint64_t(pixelAt[e] + INDEX_T(column));
             if (ACCUMULATE_OUTPUT) value += Output4ReadRef(address).value;
             Output4Ref(address).value = value;

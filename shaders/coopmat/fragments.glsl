@@ -32,6 +32,7 @@ layout(constant_id = 11) const uint FRAG_K_OF_B = FRAG_K;
 #define LOAD_B(f, element, stride) coopMatLoadNV(f, tiles, element, stride, true)
 #define MMA(a, b, c) coopMatMulAddNV(a, b, c)
 #define STORE_ACC(f, element, stride) coopMatStoreNV(f, tiles, element, stride, true)
+#define STORE_ACC_ROWS(f, element, stride) coopMatStoreNV(f, tiles, element, stride, false)
 #define FRAGMENT_LOOP [[unroll]]  // a dynamic index would move the accumulators to local memory
 #define FRAGMENTS_M FM            // the fragments MULTIPLY takes, all
 #define FRAGMENTS_N FN
@@ -56,7 +57,8 @@ struct Accumulator {
 #define LOAD_A(f, e, s) f = Fragment(e, s)
 #define LOAD_B(f, e, s) f = Fragment(e, s)
 #define MMA(a, b, c) emulatedMulAdd(a, b, c)
-#define STORE_ACC(f, e, s) emulatedStore(f, e, s)
+#define STORE_ACC(f, e, s) emulatedStore(f, e, s, true)
+#define STORE_ACC_ROWS(f, e, s) emulatedStore(f, e, s, false)
 // The emulated multiplies are plain arrays: their loops stay loops (unrolled,
 // they take lavapipe minutes to compile where the step loop is unrolled too).
 #define FRAGMENT_LOOP [[dont_unroll]]
@@ -94,11 +96,11 @@ Accumulator emulatedMulAdd(Fragment a, Fragment b, Accumulator c) {
   }
   return c;
 }
-void emulatedStore(Accumulator c, uint element, uint stride) {  // column-major int32
+void emulatedStore(Accumulator c, uint element, uint stride, bool columnMajor) {  // int32
   const uint lane = gl_LocalInvocationID.x % 32;
   [[unroll]] for (uint e = 0; e < ACC_E; ++e) {
     const uint row = (ACC_E * lane + e) / FRAG_N, column = (ACC_E * lane + e) % FRAG_N;
-    const uint word = 4 * (element + column * stride) + row;
+    const uint word = columnMajor ? 4 * (element + column * stride) + row : 4 * (element + row * stride) + column;
     tiles[word / 4][word % 4] = uint(c.v[e]);
   }
 }

@@ -88,6 +88,7 @@ const uint A_PAIR_CHUNKS = (BM * 4 + WG - 1) / WG;  // and per pair of steps, 4 
 #define IN_TILE_A_CHUNK(r, statement) IN_TILE_CHUNK(r, 2, statement)
 // The epilogue's per-warp scratch (interface/convolution_integer.h).
 const uint SCRATCH_COLUMN4 = COOPMAT_SCRATCH_COLUMN4;
+const uint SCRATCH_ROW4 = COOPMAT_SCRATCH_ROW4;
 const uint SCRATCH_WARP4 = 16 * SCRATCH_COLUMN4;
 shared uvec4 tiles[UNPADDED ? VKDML_MAX(2u * (BM + BN) * ROW4, WARPS * 16u * COOPMAT_SCRATCH_COLUMN4)
                              : VKDML_COOPMAT_TILES4(WARPS, BN, PAIRED_ROWS)];  // 2 * STAGE4 or more, and the warps' scratch

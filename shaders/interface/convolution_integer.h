@@ -308,6 +308,11 @@ const uint COOPMAT_ROW4 = COOPMAT_BK / 16u + 1u;
 // column-major, columns 40 words apart: the 16-byte stores' reads (8 lanes
 // per column, 4 columns) then fall in distinct banks.
 const uint COOPMAT_SCRATCH_COLUMN4 = 10u;
+// Or, where each lane stores 4 channels of a pixel (OUTPUT_N_QUADS),
+// row-major, rows 20 words apart: the fragments' stores and the lanes'
+// 16-byte reads of a row's 4 channels then fall in distinct banks (the
+// column-major reads of 4 channels took 4 lanes to a bank). The same bytes.
+const uint COOPMAT_SCRATCH_ROW4 = 5u;
 // Shared memory for `warps` warps of tiles BN wide: the uvec4 array `tiles`
 // (two stages of A and B rows, or the epilogue's scratch, sized for at
 // least 8 warps), then rowSums[BM], colSums[BN] and colZeroPoints[BN].
@@ -330,6 +335,7 @@ static_assert(offsetof(ConvParams, packedAOffset) % 8 == 0 && offsetof(ConvParam
                   offsetof(ConvParams, tileCounters) == 232,
               "std430 offsets of ConvParams");
 static_assert(sizeof(PushConstants) == 16, "push constants: two device addresses");
+static_assert(32 * COOPMAT_SCRATCH_ROW4 <= 16 * COOPMAT_SCRATCH_COLUMN4, "a warp's scratch, either layout");
 constexpr uint coopmatSharedBytes(uint warps, uint bn, bool pairedRows = false) {
   return VKDML_COOPMAT_SHARED_BYTES(warps, bn, pairedRows);
 }
