@@ -56,12 +56,17 @@ TEST_CASE("convolution_integer: a channels-last input read in place") {
              pointwise = case2d({2, 96, 5, 5}, {16, 96, 1, 1}, 1, 1, 0, 0, 1),
              strided = case2d({1, 64, 9, 8}, {33, 64, 3, 3}, 2, 1, 1, 0, 1),
              wider = case2d({2, 64, 30, 30}, {40, 64, 3, 3}, 1, 1, 1, 1, 1);
-  runVariants({channelsLast(padded(), 32, false), channelsLast(padded(), 48, true), channelsLast(grouped, 64, false),
-               channelsLast(grouped, 64, true), channelsLast(pointwise, 96, false), channelsLast(deep(), 256, true),
-               channelsLast(strided, 80, true), channelsLast(wide, 32, true), channelsLast(large(), 32, false),
-               channelsLast(padded(), 40, true), channelsLast(pointwise, 104, false), channelsLast(wider, 64, true),
-               channelsLast(wider, 80, false)},
-              rng);
+  // Groups of 128 channels: each pair of K steps loaded 64 bytes a row into two buffers where the tiles do
+  // not pair steps in one shared row (shader::A_PAIRED_CHUNKS; the emulated kernel's plan, K not split).
+  const Case widePairs = case2d({2, 128, 9, 9}, {136, 128, 3, 3}, 1, 1, 1, 1, 1),
+             pointwisePairs = case2d({2, 128, 12, 11}, {200, 128, 1, 1}, 1, 1, 0, 0, 1);
+  runVariants(
+      {channelsLast(padded(), 32, false), channelsLast(padded(), 48, true), channelsLast(grouped, 64, false),
+       channelsLast(grouped, 64, true), channelsLast(pointwise, 96, false), channelsLast(deep(), 256, true),
+       channelsLast(strided, 80, true), channelsLast(wide, 32, true), channelsLast(large(), 32, false),
+       channelsLast(padded(), 40, true), channelsLast(pointwise, 104, false), channelsLast(wider, 64, true),
+       channelsLast(wider, 80, false), channelsLast(widePairs, 128, true), channelsLast(pointwisePairs, 144, false)},
+      rng);
 }
 
 namespace {
@@ -172,11 +177,17 @@ TEST_CASE("convolution plan: a channels-last input read in place") {
   // Batch 1's 1x1 256->128 56x56 (3136 rows): tiles of 64 x 64 on 4 warps, as where A is gathered.
   CHECK(planned(ChannelsLastConv(1, 256, 128, 56, 1, 1, 256, false)).kernels.back() ==
         "convolution_integer_coopmat_nv_w4_m64_n64_i32_packed");
-  // Pairs of K steps a row on the 8-warp tiles of 128 columns (K not split) over groups of a multiple of
-  // 64 channels: ResNet-50's layer3 3x3 256->256 14x14 at batch 32 (96-row tiles), not its 3x3 512->512
-  // 7x7 (tiles of 256 columns, K split).
+  // Pairs of K steps loaded 64 bytes a row over groups of a multiple of 64 channels, K not split: at batch 32
+  // ResNet-50's layer3 3x3 256->256 14x14 (8-warp tiles of 128 columns, pairs in one shared row) and its
+  // layer2 3x3 128->128 28x28 (16 warps, 36 steps: pairs in two buffers); not its layer2 1x1 256->128 56x56
+  // (16 warps, 8 steps), its layer1 1x1 64->256 56x56 (256 columns), its 3x3 512->512 7x7 (K split), nor
+  // groups of 96 channels.
   CHECK(planned(ChannelsLastConv(32, 256, 256, 14, 3, 1, 256, true)).aPairs);
+  CHECK(planned(ChannelsLastConv(32, 128, 128, 28, 3, 1, 128, true)).aPairs);
+  CHECK_FALSE(planned(ChannelsLastConv(32, 256, 128, 56, 1, 1, 256, false)).aPairs);
+  CHECK_FALSE(planned(ChannelsLastConv(32, 64, 256, 56, 1, 1, 64, false)).aPairs);
   CHECK_FALSE(planned(ChannelsLastConv(32, 512, 512, 7, 3, 1, 512, true)).aPairs);
+  CHECK_FALSE(planned(ChannelsLastConv(32, 96, 256, 56, 1, 1, 96, false)).aPairs);
   // Pixels 8 bytes past a multiple of 16: the pack writes A.
   const Planned packed = planned(ChannelsLastConv(32, 256, 256, 14, 3, 1, 264, true));
   CHECK(packed.kernels.size() == 2);

@@ -352,12 +352,20 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     // Two K steps side by side in each shared row (shader::K_PAIRED_ROWS) where A comes in scratch,
     // K is not split across the grid and the device's shared memory holds them, on the one-step-ahead
     // variants' 8-warp tiles of 128 columns (64-column tiles ran slower, 256-column ones need more than
-    // 48 KiB: bench/results/paired_steps.md), and emulated wherever they fit (32 KiB: 64 columns).
-    if (packA && !prefetch && chunkSteps == 0 && (emulated || (warps == 8 && bn == 128)) &&
+    // 48 KiB: bench/results/paired_steps.md), and emulated wherever they fit (32 KiB: 64 columns) but over
+    // channels-last groups of a multiple of 128 channels, so that each device tests both ways of pairing A
+    // (shader::A_PAIRED_CHUNKS, below).
+    const bool emulatedPairedRows = emulated && !(aPacking == shader::A_CHANNELS_LAST && p.groupChannels % 128 == 0);
+    if (packA && !prefetch && chunkSteps == 0 && (emulatedPairedRows || (warps == 8 && bn == 128)) &&
         device.maxComputeSharedMemorySize >= coopmatSharedBytes(warps, bn, true))
       p.flags |= shader::K_PAIRED_ROWS;
-    // Channels-last A whose pairs of steps lie in one tap: each loaded as 64 bytes a row (shader::A_PAIRED_CHUNKS).
-    if ((p.flags & shader::K_PAIRED_ROWS) != 0 && aPacking == shader::A_CHANNELS_LAST && p.groupChannels % 64 == 0)
+    // Channels-last A whose pairs of steps lie in one tap: each pair loaded as 64 bytes a row
+    // (shader::A_PAIRED_CHUNKS) into one shared row (K_PAIRED_ROWS) or, on 16-warp tiles over 16 steps or more,
+    // two buffers, and emulated (to test it) wherever the K loop takes steps in pairs (one step ahead, K not split
+    // across the grid). Elsewhere the two buffers ran slower (bench/results/channels_last.md, 2026-12-04 (evening)).
+    const bool pairsInBuffers = !prefetch && chunkSteps == 0 && (emulated || (warps == 16 && kTiles >= 16));
+    if (((p.flags & shader::K_PAIRED_ROWS) != 0 || pairsInBuffers) && aPacking == shader::A_CHANNELS_LAST &&
+        p.groupChannels % 64 == 0)
       p.flags |= shader::A_PAIRED_CHUNKS;
     // Unpadded rows on 4-warp tiles (shader::ROWS_UNPADDED) where the device counts its
     // multiprocessors and the grid gives each more than two workgroups: three then fit one

@@ -47,12 +47,28 @@ void multiply(uint base) {
 // with more registers taken, ran slower so, and 16 warps gained nothing
 // (bench/results/prefetch.md).
 const bool TWO_AHEAD = PACKED == 0 && !TWO_STEPS && BN <= 128 && WARPS <= 8;
-#if PACKED
-const bool PAIRED_STEPS = A_IN_SCRATCH && PREFETCH == 1 && !SPLIT_K;
-#endif
 void multiplyTile() {
   [[unroll]] for (uint f = 0; f < FM * FN * SUBS; ++f) acc[f] = ACC_ZERO;
 #if PACKED
+  if (A_PAIRS && !PAIRED_ROWS) {
+    // As the PAIRED_STEPS loop below, each pair loaded and stored whole
+    // (step.glsl, loadPair): its first step into buffer 0, its second into 1.
+    loadPair(0u);
+    storePair(0u);
+    barrier();
+    for (uint kt = 0; kt < kTiles; kt += 2) {
+      const bool more = kt + 2 < kTiles;
+      if (more) loadPair(kt + 2);
+      multiply(0);
+      if (kt + 1 < kTiles) multiply(STAGE4);
+      barrier();
+      if (more) {
+        storePair(0u);
+        barrier();
+      }
+    }
+    return;
+  }
   if (A_PAIRS) {
     // As below, each pair loaded and stored whole (step.glsl, loadPair).
     loadPair(0u);

@@ -24,13 +24,18 @@ const bool A_PAIRS = false;
 // pixel. Invocation t stages chunks t, t + WG, ... of A (row chunk/2, half
 // t%2) and of B.
 const bool B_FILTER_ROWS = (FLAGS & B_FROM_FILTER) != 0;
+// PAIRED_STEPS: A from scratch and K not split across the grid, so that
+// the K loop takes its steps in pairs (multiply.glsl).
+const bool PAIRED_STEPS = A_IN_SCRATCH && PREFETCH == 1 && !SPLIT_K;
 // A_PAIRS: channels-last A in pairs of steps, each row's pair 64 consecutive
 // bytes loaded by 4 invocations (chunk r: row (t + r * WG) / 4, part t % 4;
 // parts 2 and 3 the second step), so that a warp's load spans 8 rows, not 16.
 // The pair's steps lie in one tap: groups of a multiple of 64 channels (the
 // plan's A_PAIRED_CHUNKS) and K from 0 (not chunked, not split).
-const bool PAIRED_ROWS_LOOP = (FLAGS & K_PAIRED_ROWS) != 0 && PREFETCH == 1 && !SPLIT_K;
-const bool A_PAIRS = (FLAGS & A_PAIRED_CHUNKS) != 0 && A_PACKING == A_CHANNELS_LAST && PAIRED_ROWS_LOOP && !CHUNKED;
+const bool A_PAIRS = (FLAGS & A_PAIRED_CHUNKS) != 0 && A_PACKING == A_CHANNELS_LAST && PAIRED_STEPS && !CHUNKED;
+// Where a pair's second step lies from its first: further along the same
+// rows (K_PAIRED_ROWS), else in the next buffer.
+const uint PAIR_SECOND = PAIRED_ROWS ? BK / 16 : STAGE4;
 const uint A_ROW_PARTS = A_PAIRS ? 4 : 2, A_LOADS = A_PAIRS ? A_PAIR_CHUNKS : A_CHUNKS;
 uint64_t aBlocks[A_PAIR_CHUNKS], bBlocks;  // this invocation's chunks of the tile's first step (channels-last A: of tap 0)
 uvec4 aChunk[A_CHUNKS], pairChunk[A_PAIR_CHUNKS];
@@ -177,7 +182,8 @@ void storeStepIn(uint b, uint at) {
 void storeStep(uint b) { storeStepIn(b, 0u); }
 
 // A_PAIRS: steps kt and kt + 1 (0 past kTiles) in registers, and into
-// buffer b: A's 4 chunks a row side by side, B's two steps as storeStepIn.
+// buffer b: each row's first step's 2 chunks, and PAIR_SECOND on its
+// second's.
 uvec4 pairB[2][2];
 void loadPair(uint kt) {
   loadPairA(kt);
@@ -189,11 +195,11 @@ void loadPair(uint kt) {
 void storePair(uint b) {
   const uint base = b * STAGE4;
   [[unroll]] for (uint r = 0; r < A_PAIR_CHUNKS; ++r) {
-    IN_TILE_CHUNK(r, 4, tiles[base + ((t + r * WG) / 4) * ROW4 + t % 4] = pairChunk[r])
+    IN_TILE_CHUNK(r, 4, tiles[base + ((t + r * WG) / 4) * ROW4 + (t % 4) / 2 * PAIR_SECOND + t % 2] = pairChunk[r])
     if (ROW_SUMS_ON) rowPartial[r] += signedByteSum(pairChunk[r]);
   }
   if (stagesB) [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) [[unroll]] for (uint s = 0; s < 2; ++s) {
-    tiles[base + (BM + (t + r * WG) / 2) * ROW4 + s * (BK / 16) + t % 2] = pairB[s][r];
+    tiles[base + (BM + (t + r * WG) / 2) * ROW4 + s * PAIR_SECOND + t % 2] = pairB[s][r];
     if (NEED_COL_SUMS) colPartial[r] += signedByteSum(pairB[s][r]);
   }
 }

@@ -122,10 +122,12 @@ const uint SPLIT_TILE_WORDS = 4u;  // arrivals, ready, done, unused
 // range checked against the input (padding reads as the zero point); no
 // pack writes it (shaders/coopmat/step.glsl).
 const uint A_FROM_INPUT = 1048576u;
-// The cooperative-matrix GEMM alone, with K_PAIRED_ROWS and A_CHANNELS_LAST
-// over groups of a multiple of 64 channels: each pair of K steps of a row is
-// 64 consecutive bytes, loaded by 4 invocations side by side (a warp's load
-// spans 8 rows, not 16) unless K is chunked (shaders/coopmat/step.glsl).
+// The cooperative-matrix GEMM alone, A_CHANNELS_LAST over groups of a
+// multiple of 64 channels where the K loop takes steps in pairs: each pair
+// of K steps of a row is 64 consecutive bytes, loaded by 4 invocations side
+// by side (a warp's load spans 8 rows, not 16) unless K is chunked, and
+// stored into one shared row (K_PAIRED_ROWS) or two buffers
+// (shaders/coopmat/step.glsl).
 const uint A_PAIRED_CHUNKS = 2097152u;
 // The output's channels (C stride 1; N, H and W strides multiples of 4;
 // groups of a multiple of 4 output channels): 4 consecutive output channels
