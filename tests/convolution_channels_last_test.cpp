@@ -178,13 +178,15 @@ TEST_CASE("convolution plan: a channels-last input read in place") {
   CHECK(planned(ChannelsLastConv(1, 256, 128, 56, 1, 1, 256, false)).kernels.back() ==
         "convolution_integer_coopmat_nv_w4_m64_n64_i32_packed");
   // Pairs of K steps loaded 64 bytes a row over groups of a multiple of 64 channels, K not split: at batch 32
-  // ResNet-50's layer3 3x3 256->256 14x14 (8-warp tiles of 128 columns, pairs in one shared row) and its
-  // layer2 3x3 128->128 28x28 (16 warps, 36 steps: pairs in two buffers); not its layer2 1x1 256->128 56x56
-  // (16 warps, 8 steps), its layer1 1x1 64->256 56x56 (256 columns), its 3x3 512->512 7x7 (K split), nor
-  // groups of 96 channels.
+  // ResNet-50's layer3 3x3 256->256 14x14 (8-warp tiles of 128 columns, pairs in one shared row), its layer2
+  // 3x3 128->128 28x28 (16 warps, 36 steps) and layer1 3x3 64->64 56x56 (4 warps, 18 steps: pairs in two
+  // buffers); not its layer2 1x1 256->128 56x56 (16 warps, 8 steps), layer1 1x1 256->64 56x56 (4 warps, 8
+  // steps), layer1 1x1 64->256 56x56 (256 columns), 3x3 512->512 7x7 (K split), nor groups of 96 channels.
   CHECK(planned(ChannelsLastConv(32, 256, 256, 14, 3, 1, 256, true)).aPairs);
   CHECK(planned(ChannelsLastConv(32, 128, 128, 28, 3, 1, 128, true)).aPairs);
+  CHECK(planned(ChannelsLastConv(32, 64, 64, 56, 3, 1, 64, true)).aPairs);
   CHECK_FALSE(planned(ChannelsLastConv(32, 256, 128, 56, 1, 1, 256, false)).aPairs);
+  CHECK_FALSE(planned(ChannelsLastConv(32, 256, 64, 56, 1, 1, 256, false)).aPairs);
   CHECK_FALSE(planned(ChannelsLastConv(32, 64, 256, 56, 1, 1, 64, false)).aPairs);
   CHECK_FALSE(planned(ChannelsLastConv(32, 512, 512, 7, 3, 1, 512, true)).aPairs);
   CHECK_FALSE(planned(ChannelsLastConv(32, 96, 256, 56, 1, 1, 96, false)).aPairs);

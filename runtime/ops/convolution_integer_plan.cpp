@@ -360,10 +360,11 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
         device.maxComputeSharedMemorySize >= coopmatSharedBytes(warps, bn, true))
       p.flags |= shader::K_PAIRED_ROWS;
     // Channels-last A whose pairs of steps lie in one tap: each pair loaded as 64 bytes a row
-    // (shader::A_PAIRED_CHUNKS) into one shared row (K_PAIRED_ROWS) or, on 16-warp tiles over 16 steps or more,
-    // two buffers, and emulated (to test it) wherever the K loop takes steps in pairs (one step ahead, K not split
-    // across the grid). Elsewhere the two buffers ran slower (bench/results/channels_last.md, 2026-12-04 (evening)).
-    const bool pairsInBuffers = !prefetch && chunkSteps == 0 && (emulated || (warps == 16 && kTiles >= 16));
+    // (shader::A_PAIRED_CHUNKS) into one shared row (K_PAIRED_ROWS) or, on 4- and 16-warp tiles over 16 steps
+    // or more, two buffers, and emulated (to test it) wherever the K loop takes steps in pairs (one step ahead,
+    // K not split across the grid). Shorter K loops and the 8-warp tiles of 256 columns ran slower with the two
+    // buffers (bench/results/channels_last.md, 2026-12-04 (evening)).
+    const bool pairsInBuffers = !prefetch && chunkSteps == 0 && (emulated || (warps != 8 && kTiles >= 16));
     if (((p.flags & shader::K_PAIRED_ROWS) != 0 || pairsInBuffers) && aPacking == shader::A_CHANNELS_LAST &&
         p.groupChannels % 64 == 0)
       p.flags |= shader::A_PAIRED_CHUNKS;

@@ -70,7 +70,14 @@ const bool PAIRED_ROWS = (FLAGS & K_PAIRED_ROWS) != 0;
 // ROWS_UNPADDED (interface/convolution_integer.h): rows of BK bytes alone.
 const bool UNPADDED = (FLAGS & ROWS_UNPADDED) != 0 && WARPS == 4 && !PAIRED_ROWS;
 const uint ROW4 = UNPADDED ? BK / 16 : VKDML_COOPMAT_ROW4(PAIRED_ROWS);
-const uint STAGE4 = (BM + BN) * ROW4;  // one buffer: A rows, then B rows
+// A pair's steps stored side by side into the two buffers (A_PAIRED_CHUNKS
+// without K_PAIRED_ROWS) on unpadded rows: the second buffer 16 words
+// further, so that the 8 lanes storing two rows of both steps hit distinct banks.
+// (Arithmetic, not a select: glslang 12 writes a select of these constants
+// that refers to an id before its definition.)
+const uint STAGE_SKEW4 = (WARPS == 4 ? 4u : 0u) * ((FLAGS / A_PAIRED_CHUNKS) & 1u) * ((FLAGS / ROWS_UNPADDED) & 1u) *
+                         (1u - ((FLAGS / K_PAIRED_ROWS) & 1u));
+const uint STAGE4 = (BM + BN) * ROW4 + STAGE_SKEW4;  // one buffer: A rows, then B rows
 const uint B_CHUNKS = max(BN * 2 / WG, 1u);  // 16-byte B chunks each invocation stages per step: 1 or 2 (16 warps: 1 or 0)
 const uint A_CHUNKS = (BM * 2 + WG - 1) / WG;  // likewise for A, where it comes packed (A_IN_SCRATCH)
 const uint A_PAIR_CHUNKS = (BM * 4 + WG - 1) / WG;  // and per pair of steps, 4 a row (A_PAIRS, step.glsl)
@@ -90,7 +97,7 @@ const uint A_PAIR_CHUNKS = (BM * 4 + WG - 1) / WG;  // and per pair of steps, 4 
 const uint SCRATCH_COLUMN4 = COOPMAT_SCRATCH_COLUMN4;
 const uint SCRATCH_ROW4 = COOPMAT_SCRATCH_ROW4;
 const uint SCRATCH_WARP4 = 16 * SCRATCH_COLUMN4;
-shared uvec4 tiles[UNPADDED ? VKDML_MAX(2u * (BM + BN) * ROW4, WARPS * 16u * COOPMAT_SCRATCH_COLUMN4)
+shared uvec4 tiles[UNPADDED ? VKDML_MAX(2u * STAGE4, WARPS * 16u * COOPMAT_SCRATCH_COLUMN4)
                              : VKDML_COOPMAT_TILES4(WARPS, BN, PAIRED_ROWS)];  // 2 * STAGE4 or more, and the warps' scratch
 shared int rowSums[BM];  // sum over k of each staged A row (flipped bytes)
 shared int colSums[BN];  // likewise for B rows
