@@ -19,7 +19,12 @@
 // buffer's second 4 MiB (read again and again: from L2, as the GEMM's
 // shared rows are). PAIRED (with GLOBAL_LOADS = 1): two steps a shared row
 // and a barrier per pair, the next pair loaded before this one's multiplies
-// (the 128 x 128 tiles' K_PAIRED_ROWS form).
+// (the 128 x 128 tiles' K_PAIRED_ROWS form). GLOBAL_LOADS 3: the next
+// step's rows copied from global memory straight into the other buffer,
+// each load's value stored at once (no registers held across the
+// multiplies), before this step's multiplies; 4: the same copy after them.
+// If the driver turned such a copy into an asynchronous one (Ampere's
+// LDGSTS), 3 would overlap it with the multiplies and run well ahead of 4.
 #ifndef WARP_TILE
 #define WARP_TILE 0
 #endif
@@ -75,6 +80,13 @@ Step loadStep(uint s) {
   step.a = chunks.v[first + t];
   [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r) step.b[r] = chunks.v[first + 256 * (1 + r) + t];
   return step;
+}
+void copyStep(uint s, uint at) {
+  const uint t = gl_LocalInvocationID.x, first = ((gl_WorkGroupID.x % 8) * 64 + s % 64) * STEP_CHUNKS;
+  Chunks chunks = Chunks(pc.results + (uint64_t(4) << 20));
+  tiles[at + (t / 2) * ROW4 + t % 2] = chunks.v[first + t];
+  [[unroll]] for (uint r = 0; r < B_CHUNKS; ++r)
+    tiles[at + (BM + (t + r * 256) / 2) * ROW4 + t % 2] = chunks.v[first + 256 * (1 + r) + t];
 }
 void storeStep(Step step, uint at) {
   const uint t = gl_LocalInvocationID.x;
@@ -152,6 +164,16 @@ void main() {
     s1 = loadStep(it + 3);
     MULTIPLY(STAGE4);
     storeStep(s0, 0);
+    barrier();
+  }
+#elif GLOBAL_LOADS >= 3
+  copyStep(0, 0);
+  barrier();
+  for (uint it = 0; it < pc.iterations; ++it) {
+    const uint at = (it & 1) * STAGE4;
+    if (GLOBAL_LOADS == 3) copyStep(it + 1, STAGE4 - at);
+    MULTIPLY(at);
+    if (GLOBAL_LOADS == 4) copyStep(it + 1, STAGE4 - at);
     barrier();
   }
 #else

@@ -7,6 +7,8 @@
 #include "coopmat_peak.h"
 #include "coopmat_peakNarrow.h"
 #include "coopmat_peakNarrowBarrier.h"
+#include "coopmat_peakNarrowCopyAfter.h"
+#include "coopmat_peakNarrowCopyFirst.h"
 #include "coopmat_peakNarrowGlobal1.h"
 #include "coopmat_peakNarrowGlobal2.h"
 #include "coopmat_peakNarrowLoads.h"
@@ -14,6 +16,8 @@
 #include "coopmat_peakNarrowStaged.h"
 #include "coopmat_peakWarpTile.h"
 #include "coopmat_peakWarpTileBarrier.h"
+#include "coopmat_peakWarpTileCopyAfter.h"
+#include "coopmat_peakWarpTileCopyFirst.h"
 #include "coopmat_peakWarpTileGlobal1.h"
 #include "coopmat_peakWarpTileGlobal2.h"
 #include "coopmat_peakWarpTileLoads.h"
@@ -60,6 +64,14 @@ const PeakProbe kPeakProbes[] = {
      sizeof kCoopmatPeakNarrowGlobal2Spirv, 8},
     {"peak: the 64x32 warp tile, from L2, in pairs", "4x2, a pair of rows per barrier", kCoopmatPeakNarrowPairedSpirv,
      sizeof kCoopmatPeakNarrowPairedSpirv, 8},
+    {"peak: the warp tile, rows copied, then multiplies", "4x4, next rows global->shared first",
+     kCoopmatPeakWarpTileCopyFirstSpirv, sizeof kCoopmatPeakWarpTileCopyFirstSpirv, 16},
+    {"peak: the warp tile, multiplies, then rows copied", "4x4, next rows global->shared after",
+     kCoopmatPeakWarpTileCopyAfterSpirv, sizeof kCoopmatPeakWarpTileCopyAfterSpirv, 16},
+    {"peak: the 64x32 warp tile, rows copied first", "4x2, next rows global->shared first",
+     kCoopmatPeakNarrowCopyFirstSpirv, sizeof kCoopmatPeakNarrowCopyFirstSpirv, 8},
+    {"peak: the 64x32 warp tile, rows copied after", "4x2, next rows global->shared after",
+     kCoopmatPeakNarrowCopyAfterSpirv, sizeof kCoopmatPeakNarrowCopyAfterSpirv, 8},
 };
 
 // Runs a probe (`groups` workgroups of 256 invocations, each writing its
