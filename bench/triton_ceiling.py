@@ -20,7 +20,8 @@ below that the mode allows, timed as compare_torch.py times torch._int_mm
 kernel's output is checked equal to torch._int_mm's (with --zero-points, to
 an exact float64 product).
 
-    python3 bench/triton_ceiling.py MODE [--layout rows|nchw|a-m|c-m] [--zero-points] [--bk N] [--warps N] [--json FILE]
+    python3 bench/triton_ceiling.py MODE [--layout rows|nchw|a-m|c-m] [--zero-points] [--bk N] [--warps N]
+                                         [--sm-shared BYTES] [--json FILE]
 
 One mode per process. --layout: rows (the default) gives A K-contiguous and
 C N-contiguous, as torch._int_mm takes and gives them; nchw stores both
@@ -29,10 +30,19 @@ output lie at batch 1; a-m and c-m make only A, or only C, M-contiguous;
 --zero-points makes A uint8 with a zero point and B int8 with one per
 output channel, as the ResNet-50 cases of vkdml_bench are; --bk and --warps
 keep only the tiles of that K step depth or warp count (vkdml's: --bk 32).
+--sm-shared BYTES runs as many workgroups on an SM as BYTES of shared memory
+hold, as CUDA counts it (each kernel's own, plus 1 KiB reserved per
+workgroup), where CUDA alone would fit up to 228 KiB: NVIDIA's Vulkan driver
+gives a dispatch about 48 KiB an SM (bench/results/occupancy.md), so 49152
+holds these kernels to that. Each launch asks for more dynamic shared memory
+than the kernel uses, so that 228 KiB fits no more of them, with the SM's
+carveout set to all shared memory (L1 then 28 KiB); 233472 keeps CUDA's count
+with the same carveout and padding rules, the control for L1.
 
 Needs PyTorch with CUDA and Triton. DISABLE_MMA_V3 must be set before
 Triton compiles, which is why each mode runs in its own process.
 """
+import ctypes
 import json
 import os
 import sys
@@ -82,6 +92,31 @@ MODES = {
     "mma48s2": dict(mma_v3=False, stages=(2,), shared=49152),
     "mma48s1": dict(mma_v3=False, stages=(1,), shared=49152),
 }
+
+
+SM_SHARED = 233472  # an H100's or H200's shared memory per SM, at the largest carveout
+RESERVED = 1024  # CUDA's shared memory reserved per workgroup on these GPUs
+
+
+def hold_to_sm_shared(kernel, warps, sm_shared):
+    """Pads the compiled kernel's launches so that an SM holds only as many of
+    its workgroups as sm_shared bytes would; returns (padded bytes, workgroups
+    per SM by CUDA's occupancy calculator)."""
+    cuda = ctypes.CDLL("libcuda.so.1")
+    per_sm = max(1, sm_shared // (kernel.metadata.shared + RESERVED))
+    padded = min(SM_SHARED // per_sm - RESERVED, SM_SHARED - RESERVED)
+    packed = list(kernel.packed_metadata)
+    assert packed[2] == kernel.metadata.shared, "Triton's packed metadata: (warps, ctas, shared, ...)"
+    packed[2] = padded
+    kernel.packed_metadata = tuple(packed)
+    fn = ctypes.c_void_p(kernel.function)
+    for attribute, value in ((8, padded), (9, 100)):  # MAX_DYNAMIC_SHARED_SIZE_BYTES, PREFERRED_..._CARVEOUT
+        if cuda.cuFuncSetAttribute(fn, attribute, value) != 0:
+            raise SystemExit(f"cuFuncSetAttribute({attribute}, {value}) failed")
+    blocks = ctypes.c_int()
+    if cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(ctypes.byref(blocks), fn, 32 * warps, padded) != 0:
+        raise SystemExit("cuOccupancyMaxActiveBlocksPerMultiprocessor failed")
+    return padded, blocks.value
 
 
 @triton.jit
@@ -154,7 +189,7 @@ def operands(m, n, kp, layout, zero_points):
 XZ = 3  # the input zero point with --zero-points
 
 
-def run_mode(mode, layout, zero_points, tiles):
+def run_mode(mode, layout, zero_points, tiles, sm_shared):
     cfg = MODES[mode]
     results = []
     for batch in (32, 1):
@@ -184,20 +219,35 @@ def run_mode(mode, layout, zero_points, tiles):
                     shared = kernel.metadata.shared
                     if shared > cfg["shared"]:
                         continue
+                    padded, per_sm = hold_to_sm_shared(kernel, warps, sm_shared) if sm_shared else (shared, None)
+                    if sm_shared and not results and best is None:  # once: the launches take the padding
+                        padded_metadata = kernel.packed_metadata
+                        kernel.packed_metadata = padded_metadata[:2] + (SM_SHARED + 1,) + padded_metadata[3:]
+                        try:
+                            gemm[grid](*args, **kw)
+                            torch.cuda.synchronize()
+                            raise SystemExit("a launch past the SM's shared memory ran: the padding is not applied")
+                        except Exception:  # noqa: BLE001 (CUDA refuses the launch)
+                            pass
+                        kernel.packed_metadata = padded_metadata
+                    c.zero_()
+                    gemm[grid](*args, **kw)
                     torch.cuda.synchronize()
                     if not torch.equal(c, want):
                         raise SystemExit(f"{mode} {name} n{batch} {bm}x{bn}x{bk}: wrong result")
                     us = 1000 * median_ms(lambda: gemm[grid](*args, **kw))
                     if best is None or us < best["us"]:
                         best = dict(us=us, tile=f"{bm}x{bn}x{bk} w{warps} s{stages}", shared=shared,
-                                    registers=kernel.n_regs, spills=kernel.n_spills)
+                                    registers=kernel.n_regs, spills=kernel.n_spills, padded=padded,
+                                    per_sm=per_sm)
                     c.zero_()
             row = dict(mode=mode, layout=layout, zero_points=zero_points, batch=batch, layer=name, count=count,
                        gemm=f"{m}x{n}x{k}", int_mm_us=int_mm_us, **(best or {}))
             results.append(row)
             print(f"{mode:8} n{batch:<2} {name:36} {row['gemm']:>16} _int_mm {int_mm_us:7.1f} us  "
                   f"triton {best['us'] if best else float('nan'):7.1f} us  {best['tile'] if best else '-'}"
-                  f"  {best['shared'] if best else '-'} B, {best['registers'] if best else '-'} regs", flush=True)
+                  f"  {best['shared'] if best else '-'} B, {best['registers'] if best else '-'} regs"
+                  f"{'' if not best or best['per_sm'] is None else ', %d per SM' % best['per_sm']}", flush=True)
             del a, b, wz, c, want
             torch.cuda.empty_cache()
     for batch in (32, 1):
@@ -213,7 +263,7 @@ def run_mode(mode, layout, zero_points, tiles):
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in MODES:
         raise SystemExit(f"usage: {sys.argv[0]} {{{'|'.join(MODES)}}} [--layout rows|nchw|a-m|c-m] "
-                         "[--zero-points] [--bk N] [--warps N] [--json FILE]")
+                         "[--zero-points] [--bk N] [--warps N] [--sm-shared BYTES] [--json FILE]")
     mode = sys.argv[1]
     layout = sys.argv[sys.argv.index("--layout") + 1] if "--layout" in sys.argv else "rows"
     if layout not in ("rows", "nchw", "a-m", "c-m"):
@@ -223,11 +273,13 @@ def main():
     def keeps(tile, name, i):
         return f"--{name}" not in sys.argv or tile[i] == int(sys.argv[sys.argv.index(f"--{name}") + 1])
     tiles = [t for t in TILES if keeps(t, "bk", 2) and keeps(t, "warps", 3)]
+    sm_shared = int(sys.argv[sys.argv.index("--sm-shared") + 1]) if "--sm-shared" in sys.argv else 0
     if not MODES[mode]["mma_v3"] and os.environ.get("DISABLE_MMA_V3") != "1":
         os.execvpe(sys.executable, [sys.executable] + sys.argv, dict(os.environ, DISABLE_MMA_V3="1"))
     print(f"torch {torch.__version__}, triton {triton.__version__}, {torch.cuda.get_device_name()}, mode {mode}, "
-          f"layout {layout}{', zero points' if zero_points else ''}")
-    results = run_mode(mode, layout, zero_points, tiles)
+          f"layout {layout}{', zero points' if zero_points else ''}"
+          f"{f', {sm_shared} B of shared memory an SM' if sm_shared else ''}")
+    results = run_mode(mode, layout, zero_points, tiles, sm_shared)
     if "--json" in sys.argv:
         with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
             json.dump(results, f, indent=1)
