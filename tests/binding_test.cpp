@@ -4,6 +4,7 @@
 // temporary and persistent resources in every operator's tests.)
 #include <string>
 
+#include "allocation_failures.hpp"
 #include "small_operators.hpp"
 #include "support.hpp"
 
@@ -257,5 +258,64 @@ TEST_CASE("binding: reset: the table's own persistent resource is initialized ag
       d.execute(compiled, table);
       CHECK(download(output, 0, output.size()) == op->expected.bytes);
     }
+  }
+}
+
+TEST_CASE("binding: a reset or bind call that fails a host allocation leaves the table as it was") {
+  // Each allocation the call makes fails in turn (as in "a failed host
+  // allocation in any entry point is OutOfMemory"); after each failure the
+  // table must still run its operator with what was bound.
+  vkdml::Device& d = test::device();
+  auto underFailures = [](const std::function<void()>& call, const std::function<void()>& stillWorks) {
+    for (long n = 0;; ++n) {
+      INFO("allocation " << n);
+      test::failAllocation(n);
+      try {
+        call();
+      } catch (const vkdml::Error& e) {
+        CHECK(e.code() == vkdml::ErrorCode::OutOfMemory);
+      }
+      if (!test::allocationFailed()) return;
+      stillWorks();
+    }
+  };
+  auto op = test::smallConvolution(8);
+  op->inputs[1].buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
+  vkdml::CompiledOperator conv = d.compileOperator(d.createOperator(op->desc), test::compileOptions());
+  std::vector<vkdml::Buffer> inputs = test::uploadInputs(d, *op);
+  vkdml::Buffer output = d.createBuffer(op->output.bytes.size());
+
+  SUBCASE("reset to an operator of more slots") {
+    auto join = test::smallJoin();
+    vkdml::CompiledOperator joinCompiled = d.compileOperator(d.createOperator(join->desc), test::compileOptions());
+    std::vector<vkdml::Buffer> joinInputs = test::uploadInputs(d, *join);
+    vkdml::Buffer joinOutput = d.createBuffer(join->output.bytes.size());
+    REQUIRE(join->inputBindings(joinInputs).size() + 1 < op->inputBindings(inputs).size() + 1);
+    vkdml::BindingTable table = joinCompiled.createBindingTable();
+    table.bindInputs(join->inputBindings(joinInputs));
+    table.bindOutputs({{&joinOutput, 0, joinOutput.size()}});
+    underFailures([&] { table.reset(conv); },
+                  [&] {
+                    joinOutput.fill(0, joinOutput.size() & ~uint64_t(3));
+                    d.execute(joinCompiled, table);
+                    CHECK(download(joinOutput, 0, joinOutput.size()) == join->expected.bytes);
+                  });
+  }
+  SUBCASE("back to the table's own persistent resource") {
+    const uint64_t persistentSize = conv.bindingProperties().persistentResourceSize;
+    vkdml::Buffer persistent = d.createBuffer(persistentSize);
+    vkdml::BindingTable table = conv.createBindingTable();
+    table.bindInputs(op->inputBindings(inputs));
+    table.bindOutputs({{&output, 0, output.size()}});
+    table.bindPersistent({&persistent, 0, persistentSize});
+    d.initialize(conv, table);
+    // Each failure must leave the caller's resource bound, initialized.
+    underFailures([&] { table.bindPersistent({}); },
+                  [&] {
+                    output.fill(0, output.size() & ~uint64_t(3));
+                    d.execute(conv, table);
+                    CHECK(download(output, 0, output.size()) == op->expected.bytes);
+                  });
+    test::expectRejected([&] { d.execute(conv, table); }, "not initialized");
   }
 }

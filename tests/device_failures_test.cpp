@@ -166,6 +166,9 @@ TEST_CASE("device: a failed host allocation in any entry point is OutOfMemory an
     underAllocationFailures("Buffer::download", d, [&] { buffer.download(bytes.data(), bytes.size()); });
     underAllocationFailures("Buffer::fill", d, [&] { buffer.fill(0, 4096); });
     underAllocationFailures("Device::submitAndWait", d, [&] { d.submitAndWait([](VkCommandBuffer) {}); });
+    underAllocationFailures("Device::adopt", d, [&] {
+      vkdml::Device::adopt(d.instance(), d.physicalDevice(), d.device(), d.queue(), d.queueFamilyIndex());
+    });
     for (auto& op : test::oneOfEach()) {
       underAllocationFailures("validate " + op->name, d, [&] {
         if (vkdml::validate(op->desc)) throw std::logic_error("a valid descriptor rejected");
@@ -200,6 +203,14 @@ TEST_CASE("device: a failed host allocation in any entry point is OutOfMemory an
       output.download(result.data(), result.size());
       CHECK_MESSAGE(result == op->expected.bytes, op->name);
     }
+    // Several threads (failures come on this one): the pipelines of a cold cache, then the operators.
+    const auto ops = test::oneOfEach();
+    std::vector<vkdml::Operator> all;
+    for (auto& op : ops) all.push_back(d.createOperator(op->desc));
+    underAllocationFailures("Device::compileOperators", d, [&] {
+      d.trimPipelineCache(0);
+      d.compileOperators(all, {}, 4);
+    });
     underAllocationFailures("Device::pipelineCacheData", d, [&] { d.pipelineCacheData(); });
     underAllocationFailures("Device::pipelineCacheStats", d, [&] { d.pipelineCacheStats(); });
     underAllocationFailures("Device::trimPipelineCache", d, [&] { d.trimPipelineCache(1); });

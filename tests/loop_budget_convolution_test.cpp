@@ -8,7 +8,9 @@
 // shapes near the limits; the operators' own tests run the split shapes
 // that lavapipe can run quickly. The "convolution plan" cases check where
 // K splits across the grid and which path Auto takes.
+#include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "interface/convolution_integer.h"
 
@@ -40,28 +42,28 @@ std::vector<Target> convolutionTargets() {
   return targets;
 }
 
-// The GEMM dispatches of a planned convolution (after the packing and a
-// fill of zeros, if any).
+// Whether a planned convolution's dispatch is a GEMM (not the packing, a
+// fill of zeros or a transfer).
+bool isGemm(const Dispatch& d) {
+  return !(d.isTransfer() || d.kernel == Kernel::fill || d.kernel == Kernel::convolution_integer_pack_i32 ||
+           d.kernel == Kernel::convolution_integer_pack_i64 || d.kernel == Kernel::convolution_integer_pack_words_i32 ||
+           d.kernel == Kernel::convolution_integer_pack_words_i64);
+}
 size_t gemmDispatches(const std::vector<Dispatch>& dispatches) {
-  size_t n = 0;
-  for (const Dispatch& d : dispatches)
-    n += d.isTransfer() || d.kernel == Kernel::fill || d.kernel == Kernel::convolution_integer_pack_i32 ||
-                 d.kernel == Kernel::convolution_integer_pack_i64 ||
-                 d.kernel == Kernel::convolution_integer_pack_words_i32 ||
-                 d.kernel == Kernel::convolution_integer_pack_words_i64
-             ? 0
-             : 1;
-  return n;
+  return static_cast<size_t>(std::count_if(dispatches.begin(), dispatches.end(), isGemm));
+}
+vkdml::shader::ConvParams paramsOf(const Dispatch& d) {
+  vkdml::shader::ConvParams p{};
+  REQUIRE(d.params.size() == sizeof p);
+  std::memcpy(&p, d.params.data(), sizeof p);
+  return p;
 }
 
 // Whether a cooperative-matrix GEMM dispatch splits K across its grid's y
 // (shader::K_SPLIT): a choice for speed, where few tiles would leave the
 // GPU idle, not a split that the loop budget forces.
 bool splitsK(const Dispatch& d) {
-  vkdml::shader::ConvParams p{};
-  REQUIRE(d.params.size() == sizeof p);
-  std::memcpy(&p, d.params.data(), sizeof p);
-  return (p.flags & vkdml::shader::K_SPLIT) != 0;
+  return (paramsOf(d).flags & vkdml::shader::K_SPLIT) != 0;
 }
 
 struct Convolution {
@@ -202,6 +204,32 @@ TEST_CASE("loop_budget: convolutions at the extremes") {
     for (const auto& [device, path, dot] : convolutionTargets()) {
       const std::vector<Dispatch> dispatches = planWithinBudget(conv.desc(), device, path, dot);
       CHECK(gemmDispatches(dispatches) > 1);
+    }
+  }
+  // Counts of tiles or K steps rounded up in 32 bits wrapped to 0 here: no
+  // tile then, the output left as it was; or K unsplit, past the budget.
+  SUBCASE("K = 2^32 - 1 (M = N = 1): chunks of K over dispatches") {
+    Convolution conv({1, 0xFFFFFFFF, 1, 1}, {1, 0xFFFFFFFF, 1, 1}, {1, 1, 1, 1}, 1);
+    for (const auto& [device, path, dot] : convolutionTargets()) {
+      const std::vector<Dispatch> dispatches = planWithinBudget(conv.desc(), device, path, dot);
+      CHECK(gemmDispatches(dispatches) > 1);
+    }
+  }
+  SUBCASE("M or N = 2^32 - 1: the tiles cover them") {
+    // No tile is over 256 rows or columns.
+    for (const auto& [rows, columns] : {std::pair<uint64_t, uint64_t>{0xFFFFFFFF, 1}, {1, 0xFFFFFFFF}}) {
+      CAPTURE(rows);
+      Convolution conv(rows == 1 ? std::vector<UINT>{1, 1, 1, 1} : std::vector<UINT>{1, 1, 65537, 65535},
+                       {static_cast<UINT>(columns), 1, 1, 1},
+                       rows == 1 ? std::vector<UINT>{1, 0xFFFFFFFF, 1, 1} : std::vector<UINT>{1, 1, 65537, 65535}, 1);
+      for (const auto& [device, path, dot] : convolutionTargets())
+        for (const Dispatch& d : planWithinBudget(conv.desc(), device, path, dot))
+          if (isGemm(d)) {
+            const vkdml::shader::ConvParams p = paramsOf(d);
+            CHECK(uint64_t(p.mTiles) * 256 >= rows);
+            CHECK(uint64_t(p.nTiles) * 256 >= columns);
+            CHECK(p.tiles == uint64_t(p.mTiles) * p.nTiles);
+          }
     }
   }
   SUBCASE("2^31 tiles of one k (depthwise): rows of workgroups") {

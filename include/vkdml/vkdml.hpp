@@ -495,8 +495,8 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
   VkDevice device() const noexcept;
   VkQueue queue() const noexcept;
   uint32_t queueFamilyIndex() const noexcept;
-  // The lock vkdml holds while it uses queue() (execute, Buffer copies,
-  // compileOperator, createBindingTable, submitAndWait). Queues are
+  // The lock vkdml holds while it uses queue() (execute, initialize, Buffer
+  // copies, compileOperator, submitAndWait). Queues are
   // externally synchronized: hold it around your own vkQueueSubmit (or any
   // other use of queue()) when other threads may be calling vkdml. Calling a
   // vkdml function that submits while holding it deadlocks.

@@ -11,6 +11,15 @@
 namespace vkdml {
 namespace detail {
 
+// a / b rounded up, without the wrap of a 32-bit a + b - 1 (a count of
+// tiles of 2^32 - 1 rows is not 0). The 32-bit form's quotient is at most a.
+constexpr uint64_t ceilDiv(uint64_t a, uint64_t b) {
+  return a / b + (a % b != 0);
+}
+constexpr uint32_t ceilDiv32(uint32_t a, uint32_t b) {
+  return static_cast<uint32_t>(ceilDiv(a, b));
+}
+
 [[noreturn]] void throwInvalid(const char* op, const std::string& field, const std::string& rule);
 
 class Checked {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "checked.hpp"
+
 namespace vkdml {
 namespace detail {
 
@@ -25,9 +27,6 @@ uint64_t itemsPerGroup(uint64_t items, const std::array<uint32_t, 3>& groups) {
 }
 
 namespace {
-uint64_t ceilDiv(uint64_t a, uint64_t b) {
-  return (a + b - 1) / b;
-}
 // The budgets of workgroups the grids below start from, and the most they
 // grow to where an invocation's loops need it.
 constexpr uint64_t kGridGroups = 4096;  // 1 M invocations: several times what an H200 holds at once

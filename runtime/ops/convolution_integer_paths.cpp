@@ -186,7 +186,7 @@ constexpr uint32_t kOwnedGatherMaxRows = 4096;
 
 ConvolutionPacking measuredPacking(bool contiguousRows, uint32_t M, uint32_t Ng, uint32_t Kg, bool oneByOne,
                                    bool channelsLastSteps, bool squareTiles) {
-  const uint32_t steps = (Kg + shader::COOPMAT_BK - 1) / shader::COOPMAT_BK;
+  const uint32_t steps = ceilDiv32(Kg, shader::COOPMAT_BK);
   const bool largeFilter = uint64_t(Ng) * Kg >= (uint64_t(1) << 24);
   const bool channelsLast = !oneByOne && Kg >= 256 && channelsLastSteps;
   if (channelsLast && squareTiles) return ConvolutionPacking::ChannelsLast;

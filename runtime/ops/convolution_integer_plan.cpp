@@ -101,9 +101,9 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   // path where rows are byte gathers.
   uint32_t bn =
       p.groupOutputChannels > 128 && device.maxComputeSharedMemorySize >= coopmatSharedBytes(8, 256) ? 256 : 128;
-  const uint32_t mTiles = (p.M + shader::COOPMAT_BM - 1) / shader::COOPMAT_BM;
-  uint32_t nTiles = (p.groupOutputChannels + bn - 1) / bn;
-  const uint32_t kTiles = (p.groupK + shader::COOPMAT_BK - 1) / shader::COOPMAT_BK;
+  const uint32_t mTiles = ceilDiv32(p.M, shader::COOPMAT_BM);
+  uint32_t nTiles = ceilDiv32(p.groupOutputChannels, bn);
+  const uint32_t kTiles = ceilDiv32(p.groupK, shader::COOPMAT_BK);
   // Sizes that pass 2^64 only need to be known too large (valueOr).
   const uint64_t packedA =
       (Checked(groups) * mTiles * kTiles * (shader::COOPMAT_BM * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
@@ -143,7 +143,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
                               " fragments with 32-bit offsets only, and these tensors need 64-bit ones"));
     if (fewTiles && bn == 256) {
       bn = 128;
-      nTiles = (p.groupOutputChannels + bn - 1) / bn;
+      nTiles = ceilDiv32(p.groupOutputChannels, bn);
       packedB = (Checked(groups) * nTiles * kTiles * (bn * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
     }
     if ((p.kernelW == 1 || p.filterStrides[3] == 1) && (p.kernelH == 1 || p.filterStrides[2] == p.kernelW) &&
@@ -294,7 +294,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
     const uint32_t warps = narrowerTiles && narrowerColumns == 64 && !eightNarrow ? 4 : sixteenWarps ? 16 : 8;
     if (narrowerTiles) {
       bn = narrowerColumns;
-      nTiles = (p.groupOutputChannels + bn - 1) / bn;
+      nTiles = ceilDiv32(p.groupOutputChannels, bn);
       p.nTiles = nTiles;
       p.tiles = p.mTiles * p.nTiles * groups;
       packedB = (Checked(groups) * nTiles * kTiles * (bn * shader::COOPMAT_BK)).valueOr(~uint64_t(0) / 2);
@@ -319,7 +319,7 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
                                                                  : sms != 0 && waves(halfTiles) <= waves(p.tiles));
     const uint32_t bm = halfRows ? halfBM : shortRows ? shortBM : shader::coopmatBM(warps);
     if (sixteenWarps || shortRows || halfRows) {
-      p.mTiles = (p.M + bm - 1) / bm;
+      p.mTiles = ceilDiv32(p.M, bm);
       p.tiles = p.mTiles * p.nTiles * groups;
     }
     const uint64_t scratchBytes = aBytes + packedB;
@@ -558,12 +558,12 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   const bool wordTaps = contiguousRows && p.padX % 4 == 0 && (p.kernelW == 1 || uint64_t(p.dilationX) % 4 == 0);
   const TileShape t = dotKernel ? chooseDotTiles(p.M, p.groupOutputChannels, p.groupK, device, defaults, wordTaps)
                                 : chooseTiles(p.M, p.groupOutputChannels, p.groupK, device);
-  p.mTiles = (p.M + t.bm - 1) / t.bm;
-  p.nTiles = (p.groupOutputChannels + t.bn - 1) / t.bn;
+  p.mTiles = ceilDiv32(p.M, t.bm);
+  p.nTiles = ceilDiv32(p.groupOutputChannels, t.bn);
   p.tiles = p.mTiles * p.nTiles * groups;  // <= output elements / (BM*BN) * ... < 2^32
   const bool inputSigned = input.dataType == DML_TENSOR_DATA_TYPE_INT8;
   const bool filterSigned = filter.dataType == DML_TENSOR_DATA_TYPE_INT8;
-  const uint32_t kSteps = (p.groupK + t.bk - 1) / t.bk;
+  const uint32_t kSteps = ceilDiv32(p.groupK, t.bk);
   // The shader loops over any further tiles and, chunk by chunk, over K;
   // SPLIT carries the split's flags alone (the others are read from ConvParams).
   if (dotKernel) {

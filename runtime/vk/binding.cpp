@@ -37,16 +37,27 @@ void publishAddresses(BindingTable::Impl& t) {
 }
 
 namespace {
-// The bound range, else the table's own buffer of `bytes`, allocated now
-// where there is none yet.
-std::optional<BoundRange> resourceRange(BindingTable::Impl& t, const std::optional<BoundRange>& bound,
-                                        std::shared_ptr<Buffer::Impl>& own, uint64_t bytes) {
+// The table's own temporary or persistent resource, allocated where there
+// is none yet and the operator needs one; true if it was. A new own
+// persistent resource holds nothing the initializer wrote.
+bool allocateOwn(BindingTable::Impl& t, bool persistent) {
+  std::shared_ptr<Buffer::Impl>& own = persistent ? t.ownPersistent : t.ownTemporary;
+  const uint64_t bytes = persistent ? t.op->persistentBytes : t.op->scratchBytes;
+  if (own || bytes == 0) return false;
+  own = allocateBuffer(t.op->device, bytes, detail::BufferUse::Device);
+  if (persistent) ++t.epoch;
+  return true;
+}
+
+// The bound range, else the table's own buffer, allocated now where there
+// is none yet.
+std::optional<BoundRange> resourceRange(BindingTable::Impl& t, bool persistent) {
+  const uint64_t bytes = persistent ? t.op->persistentBytes : t.op->scratchBytes;
+  const std::optional<BoundRange>& bound = persistent ? t.persistent : t.temporary;
   if (bytes == 0) return std::nullopt;
   if (bound) return bound;
-  if (!own) {
-    own = allocateBuffer(t.op->device, bytes, detail::BufferUse::Device);
-    publishAddresses(t);
-  }
+  if (allocateOwn(t, persistent)) publishAddresses(t);
+  const std::shared_ptr<Buffer::Impl>& own = persistent ? t.ownPersistent : t.ownTemporary;
   return BoundRange{own, 0, own->address, bytes};
 }
 }  // namespace
@@ -60,9 +71,11 @@ void pointTable(BindingTable::Impl& t, const std::shared_ptr<const CompiledOpera
   // Allocated before the table changes: a failure leaves it as it was.
   std::shared_ptr<Buffer::Impl> table =
       t.table && t.table->size >= bytes ? t.table : allocateBuffer(op->device, bytes, detail::BufferUse::Table);
+  std::vector<std::optional<BoundRange>> freshSlots(slots);
+  std::vector<uint64_t> addresses(2 * (slots + 2), 0);
   t.op = op;
   t.table = std::move(table);
-  t.slots.assign(slots, std::nullopt);
+  t.slots.swap(freshSlots);
   // The temporary and persistent resources are allocated on first use,
   // where the caller binds none (temporaryRange, persistentRange).
   t.temporary.reset();
@@ -70,18 +83,15 @@ void pointTable(BindingTable::Impl& t, const std::shared_ptr<const CompiledOpera
   t.ownTemporary.reset();
   t.ownPersistent.reset();
   t.initializerCommands = VK_NULL_HANDLE;
-  t.addresses.assign(2 * t.slotCount(), 0);
+  t.addresses.swap(addresses);
   std::memset(t.table->mapped, 0, bytes);
 }
 
 std::optional<BoundRange> temporaryRange(BindingTable::Impl& t) {
-  return resourceRange(t, t.temporary, t.ownTemporary, t.op->scratchBytes);
+  return resourceRange(t, false);
 }
 std::optional<BoundRange> persistentRange(BindingTable::Impl& t) {
-  const bool fresh = !t.persistent && !t.ownPersistent;
-  std::optional<BoundRange> range = resourceRange(t, t.persistent, t.ownPersistent, t.op->persistentBytes);
-  if (fresh && t.ownPersistent) ++t.epoch;  // a new own resource: nothing has initialized it
-  return range;
+  return resourceRange(t, true);
 }
 
 bool ownPersistentInitialized(const BindingTable::Impl& t, VkCommandBuffer cmd) {
@@ -125,17 +135,17 @@ void bindResource(BindingTable::Impl& t, const BufferBinding& binding, bool pers
         persistent ? t.op->persistentBytes : t.op->scratchBytes,
         persistent ? "BindingProperties::persistentResourceSize" : "BindingProperties::temporaryResourceSize");
   detail::checkOverlaps(plan, t.slots, persistent ? t.temporary : next, persistent ? next : t.persistent);
+  // Back to the table's own: allocated now, before the table changes (a
+  // failure leaves it as it was), so that a command buffer recorded before
+  // finds an address in the table (a fresh own persistent resource is not
+  // initialized: such a command buffer would read garbage;
+  // docs/binding-model.md says so).
+  if (!next) detail::allocateOwn(t, persistent);
   (persistent ? t.persistent : t.temporary) = std::move(next);
   if (binding.buffer && *binding.buffer) {  // the table's own is no longer needed
     (persistent ? t.ownPersistent : t.ownTemporary).reset();
   }
   detail::publishAddresses(t);
-  // Back to the table's own: allocated now, so that a command buffer
-  // recorded before finds an address in the table (a fresh own persistent
-  // resource is not initialized: such a command buffer would read garbage;
-  // docs/binding-model.md says so).
-  if (persistent && !t.persistent) detail::persistentRange(t);
-  if (!persistent && !t.temporary) detail::temporaryRange(t);
 }
 }  // namespace
 
@@ -224,10 +234,16 @@ void Device::initialize(const CompiledOperator& op, const BindingTable& bindings
   if (!op.impl_) throw Error(ErrorCode::InvalidArgument, "Device", "initialize", "the compiled operator is empty");
   if (op.impl_->device.get() != this)
     throw Error(ErrorCode::InvalidArgument, "Device", "initialize", "the operator was compiled for another device");
+  // Whether it ran (the marker says so) or failed, the command buffer's
+  // handle, freed when submitAndWait returns, may come back for another
+  // that holds no initializer.
+  struct Forget {
+    BindingTable::Impl* t;
+    ~Forget() {
+      if (t) t->initializerCommands = VK_NULL_HANDLE;
+    }
+  } forget{bindings.impl_.get()};
   impl_->submitAndWait([&](VkCommandBuffer cmd) { op.recordInitializer(cmd, bindings); });
-  // It has run (the marker says so): the command buffer's handle, freed now,
-  // may come back for another that holds no initializer.
-  if (bindings.impl_) bindings.impl_->initializerCommands = VK_NULL_HANDLE;
 } catch (...) {
   detail::rethrowAsError("Device", "initialize");
 }

@@ -171,10 +171,12 @@ void sideBySide(size_t count, uint32_t threads, const Work& work) {
     for (size_t i = next++; i < count; i = next++) work(i);
   };
   std::vector<std::thread> pool;
+  pool.reserve(std::min<size_t>(threads, count));  // before any thread starts: its failure unwinds nothing
   try {
     for (size_t t = 1; t < std::min<size_t>(threads, count); ++t) pool.emplace_back(loop);
-  } catch (const std::system_error&) {
-    // Fewer threads: this one and those started take all of the work.
+  } catch (...) {
+    // A thread not started (std::system_error, or its state's allocation):
+    // this one and those started take all of the work.
   }
   loop();
   for (auto& thread : pool) thread.join();

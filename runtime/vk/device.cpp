@@ -64,6 +64,7 @@ void createCommonObjects(Device::Impl& d, const DeviceOptions& options) {
     info.initialDataSize = options.pipelineCacheData.size();
     info.pInitialData = options.pipelineCacheData.data();
     const VkResult r = d.vk.vkCreatePipelineCache(d.device, &info, nullptr, &d.pipelineCache);
+    if (r != VK_SUCCESS) d.pipelineCache = VK_NULL_HANDLE;  // undefined on failure
     if (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY)
       detail::check(r, "vkCreatePipelineCache");
     d.info.pipelineCacheLoaded = r == VK_SUCCESS;
@@ -88,6 +89,9 @@ Device::~Device() {
 
 void Device::Impl::destroy() {
   if (device) {
+    // A Device that failed between taking its VkDevice and loading the
+    // device's functions (createCommonObjects) still has to release it.
+    if (!vk.vkDeviceWaitIdle) volkLoadDeviceTable(&vk, device);
     vk.vkDeviceWaitIdle(device);
     recentUse.clear();
     pipelines.clear();  // no compiled operator holds one: each holds the Device

@@ -41,11 +41,21 @@ std::string lower(std::string s) {
   return s;
 }
 
-VkPhysicalDevice choosePhysicalDevice(VkInstance instance, const std::string& selector) {
+// The instance's physical devices (fewer where one went away between the
+// two calls).
+std::vector<VkPhysicalDevice> physicalDevices(VkInstance instance) {
   uint32_t count = 0;
-  vkEnumeratePhysicalDevices(instance, &count, nullptr);
+  check(vkEnumeratePhysicalDevices(instance, &count, nullptr), "vkEnumeratePhysicalDevices");
   std::vector<VkPhysicalDevice> devices(count);
-  vkEnumeratePhysicalDevices(instance, &count, devices.data());
+  const VkResult listed = vkEnumeratePhysicalDevices(instance, &count, devices.data());
+  if (listed != VK_INCOMPLETE) check(listed, "vkEnumeratePhysicalDevices");
+  devices.resize(count);
+  return devices;
+}
+
+VkPhysicalDevice choosePhysicalDevice(VkInstance instance, const std::string& selector) {
+  const std::vector<VkPhysicalDevice> devices = physicalDevices(instance);
+  const uint32_t count = static_cast<uint32_t>(devices.size());
   if (devices.empty()) throw Error(ErrorCode::Unsupported, "Device", "physicalDevice", "no Vulkan device found");
   std::vector<VkPhysicalDeviceProperties> properties(count);
   for (uint32_t i = 0; i < count; ++i) vkGetPhysicalDeviceProperties(devices[i], &properties[i]);
@@ -183,11 +193,7 @@ std::vector<std::string> Device::listPhysicalDevices() try {
     VkInstance instance;
     ~Destroy() { vkDestroyInstance(instance, nullptr); }  // the lock is still held
   } destroyLater{instance};
-  uint32_t count = 0;
-  vkEnumeratePhysicalDevices(instance, &count, nullptr);
-  std::vector<VkPhysicalDevice> devices(count);
-  vkEnumeratePhysicalDevices(instance, &count, devices.data());
-  devices.resize(count);
+  const std::vector<VkPhysicalDevice> devices = detail::physicalDevices(instance);
   std::vector<std::string> names;
   for (VkPhysicalDevice pd : devices) {
     VkPhysicalDeviceProperties p;

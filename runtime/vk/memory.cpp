@@ -82,6 +82,7 @@ std::shared_ptr<Buffer::Impl> allocateBuffer(const std::shared_ptr<Device>& devi
     // more): larger sizes up to the heap's are tried, and a refusal is OutOfMemory.
     allocate.memoryTypeIndex = type;
     r = d.vk.vkAllocateMemory(d.device, &allocate, nullptr, &b->memory);
+    if (r != VK_SUCCESS) b->memory = VK_NULL_HANDLE;  // undefined on failure: the destructor frees it
     if (outOfMemory(r) && !last) continue;
     if (outOfMemory(r))
       throwOutOfMemory(bytes,
