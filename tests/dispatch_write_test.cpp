@@ -105,3 +105,47 @@ TEST_CASE("dispatch: writeFile's .npy holds exactly its shape, and a long header
   CHECK(array.shape == dimensions);
   CHECK(array.data == std::vector<uint8_t>(file.end() - 32, file.end()));
 }
+
+TEST_CASE("dispatch: a .npy shape is a tuple of integers, read strictly") {
+  // A version 1 .npy of INT16 with the given shape text and 64 bytes of data.
+  auto npy = [](const std::string& shape) {
+    std::string dict = "{'descr': '<i2', 'fortran_order': False, 'shape': " + shape + ", }";
+    dict += std::string(63 - (10 + dict.size()) % 64, ' ') + "\n";
+    std::string file = std::string("\x93NUMPY\x01\x00", 8);
+    file += static_cast<char>(dict.size() & 0xFF);
+    file += static_cast<char>(dict.size() >> 8);
+    file += dict + std::string(64, '\x01');
+    return std::vector<uint8_t>(file.begin(), file.end());
+  };
+  const std::pair<const char*, std::vector<uint32_t>> good[] = {
+      {"()", {}}, {"(3,)", {3}}, {"(1, 3)", {1, 3}}, {"( 2 , 3 , )", {2, 3}}, {"(3)", {3}}, {"(0,)", {0}}};
+  for (const auto& [shape, dims] : good) {
+    CAPTURE(shape);
+    CHECK(dispatch::readNpy(npy(shape)).shape == dims);
+  }
+  const std::pair<const char*, const char*> bad[] = {
+      {"(2.5,)", "the .npy header's shape (2.5,) is not a tuple of integers: '.' after a dimension, not ',' or ')'"},
+      {"(-3,)",
+       "the .npy header's shape (-3,) is not a tuple of integers: '-' where a dimension (a non-negative "
+       "integer) belongs"},
+      {"(2 3)", "the .npy header's shape (2 3) is not a tuple of integers: '3' after a dimension, not ',' or ')'"},
+      {"(,)", "the .npy header's shape (,) is not a tuple of integers: ',' where a dimension"},
+      {"(2,,3)", "the .npy header's shape (2,,3) is not a tuple of integers: ',' where a dimension"},
+      {"(3L,)", "the .npy header's shape (3L,) is not a tuple of integers: 'L' after a dimension"},
+      {"(4294967296,)", "a dimension of the shape (4294967296,) exceeds 2^32 - 1"},
+  };
+  for (const auto& [shape, message] : bad) {
+    CAPTURE(shape);
+    CHECK_THROWS_WITH_AS(dispatch::readNpy(npy(shape)), doctest::Contains(message), std::runtime_error);
+  }
+  // Through a model: the error names the file and the field.
+  TempDir dir;
+  const auto bytes = npy("(-3,)");
+  dir.write("bad.npy", std::string(bytes.begin(), bytes.end()));
+  const std::string text = R"({"resources": {"r": {"initialValues": {"sourcePath": "bad.npy"}}}, "dispatchables": {},
+    "commands": [{"type": "print", "resource": "r"}]})";
+  Run r = runModelFile(dir.write("model.json", text));
+  CHECK(r.code == 1);
+  CHECK(r.err.find("resources.r.initialValues.sourcePath: '" + (dir.path / "bad.npy").string() +
+                   "': the .npy header's shape (-3,) is not a tuple of integers") != std::string::npos);
+}

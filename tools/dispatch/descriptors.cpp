@@ -1,6 +1,9 @@
 #include "descriptors.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "data_types.hpp"
 
@@ -106,31 +109,62 @@ DML_SLICE1_OPERATOR_DESC lowerSlice(const SliceDesc& s, Builder& b) {
   return d;
 }
 
+// A number as short as reads back exactly: 1e+39, -10.6, 100000, nan.
+std::string shortest(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
+  char buffer[32];
+  if (value == std::trunc(value) && std::fabs(value) < 1e16) {  // an integer in full: 100000, not 1e+05
+    std::snprintf(buffer, sizeof buffer, "%.0f", value);
+    return buffer;
+  }
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
 // DIAGONAL_MATRIX's FLOAT Value as the output's type: floats as IEEE
 // conversions (FLOAT16 to nearest even), integers truncated toward zero
-// ("10.6 becomes 10"); a value the type cannot hold is rejected.
-DML_SCALAR_UNION lowerValue(float value, DML_TENSOR_DATA_TYPE type, Builder& b) {
+// ("10.6 becomes 10"); a value the type cannot hold is rejected: a finite
+// value that would become infinity (beyond the output's range or FLOAT's,
+// the Value's own type) or an integer out of range. "nan", "inf" and
+// "-inf" pass to float outputs. The value stays a double until checked.
+DML_SCALAR_UNION lowerValue(double value, DML_TENSOR_DATA_TYPE type, Builder& b) {
+  const std::string typeName = vkdml::toString(type);
+  auto refuse = [&](const std::string& why = "") {
+    b.fail("Value", "the output type " + typeName + " cannot hold " + shortest(value) + why);
+  };
+  // From here on a double rounds to FLOAT's infinity.
+  constexpr double kFloatInfinity = 0x1.ffffffp127;
   DML_SCALAR_UNION u{};
-  switch (type) {
-    case DML_TENSOR_DATA_TYPE_FLOAT32:
-      u.Float32 = value;
-      return u;
-    case DML_TENSOR_DATA_TYPE_FLOAT64:
-      u.Float64 = value;
-      return u;
-    case DML_TENSOR_DATA_TYPE_FLOAT16:
-      u.UInt16 = halfNearestEven(value);
-      return u;
-    default:
-      break;
+  if (isFloat(type)) {
+    if (std::isfinite(value) && std::fabs(value) >= kFloatInfinity) {
+      if (type == DML_TENSOR_DATA_TYPE_FLOAT64)
+        b.fail("Value", shortest(value) + " is beyond the range of FLOAT, the type of DIAGONAL_MATRIX's Value");
+      refuse();
+    }
+    const float f = static_cast<float>(value);
+    if (type == DML_TENSOR_DATA_TYPE_FLOAT32) {
+      u.Float32 = f;
+    } else if (type == DML_TENSOR_DATA_TYPE_FLOAT64) {
+      u.Float64 = f;  // the FLOAT Value, widened
+    } else {
+      u.UInt16 = halfNearestEven(f);
+      if (std::isfinite(f) && (u.UInt16 & 0x7FFF) == 0x7C00) refuse();  // beyond 65504 once rounded
+    }
+    return u;
   }
-  const double t = std::trunc(static_cast<double>(value));
   const uint32_t bits = 8 * DMLElementSizeInBytes(type);
   const double lo = isSigned(type) ? -std::ldexp(1.0, static_cast<int>(bits) - 1) : 0;
   const double hi =
       isSigned(type) ? std::ldexp(1.0, static_cast<int>(bits) - 1) : std::ldexp(1.0, static_cast<int>(bits));
-  if (!(t >= lo && t < hi))
-    b.fail("Value", "the output type " + std::string(vkdml::toString(type)) + " cannot hold " + std::to_string(value));
+  if (!(std::trunc(value) >= lo && std::trunc(value) < hi)) refuse();
+  // The FLOAT Value (|value| < 2^64 here, so a float holds it), truncated:
+  // rounding to FLOAT may carry it out of range (2147483647 becomes 2^31).
+  const double t = std::trunc(static_cast<double>(static_cast<float>(value)));
+  if (!(t >= lo && t < hi)) refuse(" (" + shortest(t) + " as a FLOAT)");
   if (isSigned(type))
     u.Int64 = static_cast<int64_t>(t);
   else

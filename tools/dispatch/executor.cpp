@@ -12,7 +12,10 @@
 #include <new>
 #include <numeric>
 #include <ostream>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
+#include <utility>
 
 #include "descriptors.hpp"
 #include "npy.hpp"
@@ -140,8 +143,10 @@ struct Prepared {
 
 class Executor {
  public:
-  Executor(vkdml::Device& device, const Model& model, const Options& options, std::ostream& out, std::ostream& err)
-      : device_(device), model_(model), options_(options), out_(out), err_(err) {}
+  Executor(vkdml::Device& device, const Model& model, const Options& options, std::ostream& out)
+      : device_(device), model_(model), options_(options), out_(out) {
+    for (const auto& r : model_.resources) resources_.emplace(r.name, &r);
+  }
 
   void run() {
     createResources();
@@ -207,19 +212,31 @@ class Executor {
   }
 
   Prepared& prepared(const std::string& name) {
-    for (auto& p : prepared_)
-      if (p.model->name == name) return p;
-    throw ModelError({}, "no dispatchable '" + name + "'");  // names were checked when parsed
+    if (preparedByName_.empty())
+      for (auto& p : prepared_) preparedByName_.emplace(p.model->name, &p);
+    auto it = preparedByName_.find(name);
+    if (it == preparedByName_.end())
+      throw ModelError({}, "no dispatchable '" + name + "'");  // names were checked when parsed
+    return *it->second;
+  }
+
+  const Resource& resource(const std::string& name) const {
+    auto it = resources_.find(name);
+    if (it == resources_.end()) throw ModelError({}, "no resource '" + name + "'");  // names were checked when parsed
+    return *it->second;
   }
 
   // The bindings of a dispatch, in DirectML's order: each bind point's
   // resources from the command, else from the dispatchable's own
   // initialization bindings (OWNED_BY_DML tensors: bound for the
-  // initializer, and ignored by executions), else none.
+  // initializer, and ignored by executions), else none. `inputSources` and
+  // `outputSources` say which binding of the model each one is (null: none).
   void resolve(const Dispatchable& d, const std::vector<BindPoint>& bindings, std::vector<vkdml::BufferBinding>& inputs,
-               std::vector<vkdml::BufferBinding>& outputs) {
+               std::vector<vkdml::BufferBinding>& outputs, std::vector<const BindingSource*>& inputSources,
+               std::vector<const BindingSource*>& outputSources) {
     for (const auto& point : bindPoints(d.desc)) {
       auto& list = point.output ? outputs : inputs;
+      auto& sources = point.output ? outputSources : inputSources;
       auto find = [&](const std::vector<BindPoint>& from) -> const BindPoint* {
         for (const auto& b : from)
           if (b.name == point.name) return &b;
@@ -229,10 +246,13 @@ class Executor {
       if (!bound) bound = find(d.initBindings);
       if (!bound) {
         list.insert(list.end(), point.resourceCount, vkdml::BufferBinding{});
+        sources.insert(sources.end(), point.resourceCount, nullptr);
         continue;
       }
       for (const auto& source : bound->sources) {
-        const Resource& r = *model_.findResource(source.resource);
+        const Resource& r = resource(source.resource);
+        // An elementOffset with no element size (a resource of no single
+        // data type, no elementSizeInBytes) was refused by the parser.
         uint64_t elementSize =
             source.elementSizeInBytes ? source.elementSizeInBytes : DMLElementSizeInBytes(r.dataType);
         if (elementSize != 0 && source.elementOffset > r.sizeInBytes / elementSize)
@@ -242,6 +262,7 @@ class Executor {
                                              r.name + "' (" + std::to_string(r.sizeInBytes) + " bytes)");
         uint64_t offset = source.elementOffset * elementSize;
         list.push_back({&buffers_.at(r.name), offset, r.sizeInBytes - offset});
+        sources.push_back(&source);
       }
     }
   }
@@ -249,9 +270,13 @@ class Executor {
   void runCommand(const DispatchCommand& c, const Location& where) {
     Prepared& p = prepared(c.dispatchable);
     std::vector<vkdml::BufferBinding> inputs, outputs;
-    resolve(*p.model, c.bindings, inputs, outputs);
+    std::vector<const BindingSource*> inputSources, outputSources;
+    resolve(*p.model, c.bindings, inputs, outputs, inputSources, outputSources);
     // DIAGONAL_MATRIX has no input; the DIAGONAL_MATRIX1 it becomes has an optional one, left unbound.
-    if (inputs.size() < p.op.inputCount()) inputs.resize(p.op.inputCount());
+    if (inputs.size() < p.op.inputCount()) {
+      inputs.resize(p.op.inputCount());
+      inputSources.resize(p.op.inputCount(), nullptr);
+    }
     if (!timer_) timer_ = std::make_unique<GpuTimer>(device_, options_.maxGpuTimeMeasurements);
 
     std::vector<double> cpu, gpu;
@@ -274,8 +299,7 @@ class Executor {
           if (fresh) device_.initialize(p.compiled, table);
         }
       } catch (const vkdml::Error& e) {
-        err_ << "ERROR while binding resources: " << e.what() << "\n" << std::endl;
-        throw ModelError(where, std::string("Failed to execute dispatchable: ") + e.what());
+        throw bindingError(e, where, inputSources, outputSources);
       }
       auto dispatchStart = Clock::now();
       try {
@@ -303,6 +327,31 @@ class Executor {
         std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int64_t>(sleep)));
     }
     report(c.dispatchable, completed, cpu, gpu, gpuOverwritten);
+  }
+
+  // vkdml's error about a binding ("inputs[2] (InputTensors[1]).SizeInBytes:
+  // ..."), at the binding it names and naming its resource; other errors
+  // (the persistent resource, the initializer) at the command.
+  static ModelError bindingError(const vkdml::Error& e, const Location& command,
+                                 const std::vector<const BindingSource*>& inputSources,
+                                 const std::vector<const BindingSource*>& outputSources) {
+    const std::string& field = e.field();
+    const BindingSource* source = nullptr;
+    for (auto [side, sources] :
+         {std::pair<const char*, const std::vector<const BindingSource*>*>{"inputs[", &inputSources},
+          {"outputs[", &outputSources}}) {
+      if (field.rfind(side, 0) != 0) continue;
+      size_t index = 0, at = std::strlen(side);
+      for (; at < field.size() && field[at] >= '0' && field[at] <= '9' && index < sources->size(); ++at)
+        index = index * 10 + static_cast<size_t>(field[at] - '0');
+      if (at < field.size() && field[at] == ']' && at > std::strlen(side) && index < sources->size())
+        source = (*sources)[index];
+    }
+    std::string message = std::string("ERROR while binding resources: ") + e.what();
+    if (!source) return ModelError(command, message);
+    message += " (resource '" + source->resource + "'";
+    if (source->elementOffset) message += " from element " + std::to_string(source->elementOffset);
+    return ModelError(source->where, message + ")");
   }
 
   void report(const std::string& name, uint64_t completed, const std::vector<double>& cpu,
@@ -341,10 +390,13 @@ class Executor {
   }
 
   void runCommand(const PrintCommand& c, const Location& where) {
-    const Resource& r = *model_.findResource(c.resource);
+    const Resource& r = resource(c.resource);
     try {
       const uint32_t size = DMLElementSizeInBytes(r.dataType);
-      // The initializer's elements: not the buffer's padding or extra size.
+      // The initializer's elements, not the buffer's padding or extra size:
+      // DxDispatch's print sets the view's sizeInBytes to the initial values'
+      // size before its max(sizeInBytes, initial values) (the max counts
+      // only for deferred resources, which have none and are refused here).
       std::string text = formatResource(r.name, r.dataType, download(r), size ? r.initialBytes / size : 0, c.verbose);
       out_ << text << std::endl;
     } catch (const std::exception& e) {
@@ -356,7 +408,7 @@ class Executor {
   // which made a run that wrote nothing succeed).
   void runCommand(const WriteFileCommand& c, const Location& where) {
     namespace fs = std::filesystem;
-    const Resource& r = *model_.findResource(c.resource);
+    const Resource& r = resource(c.resource);
     std::error_code ec;
     // As DxDispatch: absolute(outputPath / targetPath), outputPath the current folder by default.
     fs::path base = options_.outputPath.empty() ? fs::current_path(ec) : fs::path(options_.outputPath);
@@ -399,16 +451,17 @@ class Executor {
   const Model& model_;
   const Options& options_;
   std::ostream& out_;
-  std::ostream& err_;
+  std::unordered_map<std::string_view, const Resource*> resources_;
   std::map<std::string, vkdml::Buffer> buffers_;
   std::vector<Prepared> prepared_;
+  std::unordered_map<std::string_view, Prepared*> preparedByName_;  // filled once prepared_ is complete
   std::unique_ptr<GpuTimer> timer_;
 };
 
 }  // namespace
 
-void execute(vkdml::Device& device, const Model& model, const Options& options, std::ostream& out, std::ostream& err) {
-  Executor(device, model, options, out, err).run();
+void execute(vkdml::Device& device, const Model& model, const Options& options, std::ostream& out) {
+  Executor(device, model, options, out).run();
 }
 
 }  // namespace dispatch

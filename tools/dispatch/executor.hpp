@@ -13,9 +13,9 @@
 
 namespace dispatch {
 
-// Prints to `out` what DxDispatch prints to stdout, to `err` its warnings
-// and errors; throws ModelError (a vkdml::Error's message kept whole) when
-// a command fails, a writeFile included.
-void execute(vkdml::Device& device, const Model& model, const Options& options, std::ostream& out, std::ostream& err);
+// Prints to `out` what DxDispatch prints to stdout; throws ModelError (a
+// vkdml::Error's message kept whole) when a command fails, a writeFile
+// included: the caller prints it, once.
+void execute(vkdml::Device& device, const Model& model, const Options& options, std::ostream& out);
 
 }  // namespace dispatch

@@ -53,19 +53,61 @@ Object::~Object() {
                    path(value_.members[i].first) + ": unknown field, ignored (as DxDispatch does)");
 }
 
-const JsonValue* Object::optional(std::string_view key) {
-  const JsonValue* found = nullptr;
-  for (size_t i = 0; i < value_.members.size(); ++i) {
-    if (value_.members[i].first != key) continue;
-    if (!found) {
-      found = &value_.members[i].second;
-      used_[i] = true;
-    } else {
-      used_[i] = true;
-      reader_.warn(value_.keyOffsets[i], path(std::string(key)) + ": duplicate field, ignored (the first one counts)");
+namespace {
+constexpr size_t kNone = static_cast<size_t>(-1);
+constexpr size_t kIndexFrom = 8;  // members from which lookups go through a hash index
+}  // namespace
+
+size_t Object::first(std::string_view key) {
+  const auto& members = value_.members;
+  if (members.size() < kIndexFrom) {
+    for (size_t i = 0; i < members.size(); ++i)
+      if (members[i].first == key) return i;
+    return kNone;
+  }
+  if (nextIndex_.empty()) {
+    nextIndex_.assign(members.size(), kNone);
+    std::unordered_map<std::string_view, size_t> last;
+    for (size_t i = 0; i < members.size(); ++i) {
+      auto [at, fresh] = last.emplace(members[i].first, i);
+      if (fresh) {
+        firstIndex_.emplace(members[i].first, i);
+      } else {
+        nextIndex_[at->second] = i;
+        at->second = i;
+      }
     }
   }
-  return found;
+  auto it = firstIndex_.find(key);
+  return it == firstIndex_.end() ? kNone : it->second;
+}
+
+size_t Object::next(size_t i) {
+  const auto& members = value_.members;
+  if (members.size() >= kIndexFrom) return nextIndex_[i];
+  for (size_t j = i + 1; j < members.size(); ++j)
+    if (members[j].first == members[i].first) return j;
+  return kNone;
+}
+
+const JsonValue* Object::optional(std::string_view key) {
+  const size_t found = first(key);
+  if (found == kNone) return nullptr;
+  if (!used_[found]) {  // the key's first lookup: its duplicates are warned about once
+    used_[found] = true;
+    size_t second = kNone, repeats = 0;
+    for (size_t i = next(found); i != kNone; i = next(i)) {
+      used_[i] = true;
+      if (second == kNone) second = i;
+      ++repeats;
+    }
+    if (repeats)
+      reader_.warn(value_.keyOffsets[second],
+                   path(std::string(key)) + ": duplicate field" +
+                       (repeats > 1 ? " (" + std::to_string(repeats) + " more times)" : std::string()) +
+                       ", ignored (the first one counts)");
+  }
+  return &value_.members[found].second;
 }
 
 const JsonValue& Object::required(std::string_view key) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,10 @@ class Object {
   Object& operator=(const Object&) = delete;
 
   // Keys compare whole: a JSON key may hold "\u0000", which a C string would cut short.
+  // The first member of that name; the first lookup of a key written more
+  // than once warns once, at its second occurrence. Each call takes constant
+  // time (an index of the keys is built for larger objects), so reading
+  // every key of an object is linear in its size.
   const JsonValue* optional(std::string_view key);
   const JsonValue& required(std::string_view key);
   void ignore(std::string_view key) { optional(key); }  // known to DxDispatch, no effect here
@@ -43,10 +48,16 @@ class Object {
   const JsonValue& value() const { return value_; }
 
  private:
+  size_t first(std::string_view key);  // the first member named key, or npos
+  size_t next(size_t i);               // the next member after i with i's key, or npos
+
   FieldReader& reader_;
   const JsonValue& value_;
   std::string path_;
   std::vector<bool> used_;
+  // For objects of more than a few members, built at the first lookup.
+  std::unordered_map<std::string_view, size_t> firstIndex_;
+  std::vector<size_t> nextIndex_;
 };
 
 class FieldReader {

@@ -78,7 +78,7 @@ struct ScatterNdDesc {
 struct DiagonalMatrixDesc {  // DML_OPERATOR_DIAGONAL_MATRIX, lowered to DIAGONAL_MATRIX1
   TensorDesc output;
   int32_t offset = 0;
-  float value = 0;
+  double value = 0;  // as written; a FLOAT, refused by the lowering where the output type cannot hold it
 };
 struct DiagonalMatrix1Desc {
   std::optional<TensorDesc> input;

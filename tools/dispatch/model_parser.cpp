@@ -4,6 +4,8 @@
 #include <exception>
 #include <filesystem>
 #include <new>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "data_types.hpp"
 #include "descriptors.hpp"
@@ -328,21 +330,37 @@ Command parseCommand(FieldReader& p, const JsonValue& v, const std::string& path
 // Every name a command or dispatchable uses must exist (DxDispatch's Model
 // constructor), and bindings must fit the operator's bind points.
 void checkNames(FieldReader& p, const Model& m) {
+  std::unordered_map<std::string_view, const Resource*> resources;
+  for (const auto& r : m.resources) resources.emplace(r.name, &r);
+  std::unordered_map<std::string_view, const Dispatchable*> dispatchables;
+  for (const auto& d : m.dispatchables) dispatchables.emplace(d.name, &d);
   auto known = [&]() {
     std::string names;
     for (const auto& r : m.resources) names += (names.empty() ? "" : ", ") + r.name;
     return names;
   };
   auto checkResource = [&](const std::string& name, const Location& where, const std::string& what) {
-    if (!m.findResource(name))
+    auto it = resources.find(name);
+    if (it == resources.end())
       throw ModelError(where, what + ": unknown resource '" + name + "' (the model's resources: " + known() + ")");
+    return it->second;
   };
   auto checkBindings = [&](const Dispatchable& d, const std::vector<BindPoint>& bindings, const std::string& path) {
     auto points = bindPoints(d.desc);
     for (const auto& b : bindings) {
-      for (size_t i = 0; i < b.sources.size(); ++i)
-        checkResource(b.sources[i].resource, b.sources[i].where,
-                      path + "." + b.name + (b.sources.size() > 1 ? "[" + std::to_string(i) + "]" : ""));
+      for (size_t i = 0; i < b.sources.size(); ++i) {
+        const BindingSource& source = b.sources[i];
+        const std::string sourcePath =
+            path + "." + b.name + (b.sources.size() > 1 ? "[" + std::to_string(i) + "]" : "");
+        const Resource* r = checkResource(source.resource, source.where, sourcePath);
+        // An offset in elements needs an element size: the resource's data
+        // type, else elementSizeInBytes (DxDispatch ignores the offset).
+        if (source.elementOffset && !source.elementSizeInBytes && elementSize(r->dataType) == 0)
+          throw ModelError(source.where, sourcePath + ".elementOffset: resource '" + r->name +
+                                             "' has no data type (no initialValuesDataType) to count " +
+                                             std::to_string(source.elementOffset) +
+                                             " elements in; give elementSizeInBytes");
+      }
       auto point =
           std::find_if(points.begin(), points.end(), [&](const BindPointInfo& info) { return b.name == info.name; });
       if (point == points.end()) {
@@ -363,14 +381,14 @@ void checkNames(FieldReader& p, const Model& m) {
     const Command& c = m.commands[i];
     std::string path = "commands[" + std::to_string(i) + "]";
     if (const auto* d = std::get_if<DispatchCommand>(&c.command)) {
-      const Dispatchable* target = m.findDispatchable(d->dispatchable);
-      if (!target) {
+      auto found = dispatchables.find(d->dispatchable);
+      if (found == dispatchables.end()) {
         std::string names;
         for (const auto& x : m.dispatchables) names += (names.empty() ? "" : ", ") + x.name;
         throw ModelError(c.where, path + ".dispatchable: unknown dispatchable '" + d->dispatchable +
                                       "' (the model's dispatchables: " + names + ")");
       }
-      checkBindings(*target, d->bindings, path + ".bindings");
+      checkBindings(*found->second, d->bindings, path + ".bindings");
     } else if (const auto* print = std::get_if<PrintCommand>(&c.command)) {
       checkResource(print->resource, c.where, path + ".resource");
     } else if (const auto* write = std::get_if<WriteFileCommand>(&c.command)) {
@@ -379,37 +397,48 @@ void checkNames(FieldReader& p, const Model& m) {
   }
 }
 
+// The root object is read in a scope of its own: its unknown fields are
+// warned about when it goes, before the warnings move into the model.
 Model parse(FieldReader& p, const JsonDocument& doc) {
   Model model;
-  Object root(p, doc.root(), "");
-  root.ignore("$schema");
-  const JsonValue* resources = root.optional("resources");
-  if (!resources || resources->kind != Kind::Object)
-    p.fail(resources ? *resources : doc.root(), "", "expected an object named 'resources'");
-  const JsonValue* dispatchables = root.optional("dispatchables");
-  if (!dispatchables || dispatchables->kind != Kind::Object)
-    p.fail(dispatchables ? *dispatchables : doc.root(), "", "expected an object named 'dispatchables'");
-  const JsonValue* commands = root.optional("commands");
-  if (!commands || commands->kind != Kind::Array)
-    p.fail(commands ? *commands : doc.root(), "", "expected an array field named 'commands'");
+  {
+    Object root(p, doc.root(), "");
+    root.ignore("$schema");
+    const JsonValue* resources = root.optional("resources");
+    if (!resources || resources->kind != Kind::Object)
+      p.fail(resources ? *resources : doc.root(), "", "expected an object named 'resources'");
+    const JsonValue* dispatchables = root.optional("dispatchables");
+    if (!dispatchables || dispatchables->kind != Kind::Object)
+      p.fail(dispatchables ? *dispatchables : doc.root(), "", "expected an object named 'dispatchables'");
+    const JsonValue* commands = root.optional("commands");
+    if (!commands || commands->kind != Kind::Array)
+      p.fail(commands ? *commands : doc.root(), "", "expected an array field named 'commands'");
 
-  for (size_t i = 0; i < resources->members.size(); ++i) {
-    const auto& [name, value] = resources->members[i];
-    if (model.findResource(name))
-      throw ModelError(doc.locate(resources->keyOffsets[i]), "resources." + name + ": a second resource of that name");
-    model.resources.push_back(parseResource(p, name, value, "resources." + name));
-    p.resourceBytes += model.resources.back().sizeInBytes;
+    // Each member by name, a second of the same name refused (each lookup in
+    // constant time: a model may hold many).
+    auto eachOnce = [&](const JsonValue& object, const std::string& section, const char* what, const auto& parse) {
+      std::unordered_set<std::string_view> names;
+      for (size_t i = 0; i < object.members.size(); ++i) {
+        const auto& [name, value] = object.members[i];
+        if (!names.insert(name).second)
+          throw ModelError(doc.locate(object.keyOffsets[i]),
+                           section + "." + name + ": a second " + what + " of that name");
+        parse(name, value, section + "." + name);
+      }
+    };
+    eachOnce(*resources, "resources", "resource",
+             [&](const std::string& name, const JsonValue& value, const std::string& where) {
+               model.resources.push_back(parseResource(p, name, value, where));
+               p.resourceBytes += model.resources.back().sizeInBytes;
+             });
+    eachOnce(*dispatchables, "dispatchables", "dispatchable",
+             [&](const std::string& name, const JsonValue& value, const std::string& where) {
+               model.dispatchables.push_back(parseDispatchable(p, name, value, where));
+             });
+    for (size_t i = 0; i < commands->items.size(); ++i)
+      model.commands.push_back(parseCommand(p, commands->items[i], "commands[" + std::to_string(i) + "]"));
+    checkNames(p, model);
   }
-  for (size_t i = 0; i < dispatchables->members.size(); ++i) {
-    const auto& [name, value] = dispatchables->members[i];
-    if (model.findDispatchable(name))
-      throw ModelError(doc.locate(dispatchables->keyOffsets[i]),
-                       "dispatchables." + name + ": a second dispatchable of that name");
-    model.dispatchables.push_back(parseDispatchable(p, name, value, "dispatchables." + name));
-  }
-  for (size_t i = 0; i < commands->items.size(); ++i)
-    model.commands.push_back(parseCommand(p, commands->items[i], "commands[" + std::to_string(i) + "]"));
-  checkNames(p, model);
   model.warnings = std::move(p.warnings);
   return model;
 }

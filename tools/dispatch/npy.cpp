@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "data_types.hpp"
 
@@ -80,6 +81,41 @@ DML_TENSOR_DATA_TYPE typeOf(const std::string& descr, bool& bigEndian) {
   throw std::runtime_error("unsupported dtype '" + descr + "'");
 }
 
+// A Python tuple of non-negative integers, as numpy writes a shape: "()",
+// "(3,)", "(2, 3)", "(2,3,)" (and "(3)"), spaces between the parts. Anything
+// else ("(2.5,)", "(-3,)", "(2 3)", "(,)") is refused.
+std::vector<uint32_t> parseShape(const std::string& shape) {
+  auto malformed = [&](const std::string& why) {
+    return std::runtime_error("the .npy header's shape " + shape + " is not a tuple of integers: " + why);
+  };
+  auto isSpace = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  auto isDigit = [](char c) { return c >= '0' && c <= '9'; };
+  std::vector<uint32_t> dims;
+  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') throw malformed("no parentheses");
+  size_t i = 1;
+  const size_t end = shape.size() - 1;
+  auto skipSpaces = [&] {
+    while (i < end && isSpace(shape[i])) ++i;
+  };
+  skipSpaces();
+  while (i < end) {
+    if (!isDigit(shape[i]))
+      throw malformed("'" + std::string(1, shape[i]) + "' where a dimension (a non-negative integer) belongs");
+    uint64_t dim = 0;
+    for (; i < end && isDigit(shape[i]); ++i) {
+      dim = dim * 10 + uint64_t(shape[i] - '0');
+      if (dim > UINT32_MAX) throw std::runtime_error("a dimension of the shape " + shape + " exceeds 2^32 - 1");
+    }
+    dims.push_back(static_cast<uint32_t>(dim));
+    skipSpaces();
+    if (i == end) break;
+    if (shape[i] != ',') throw malformed("'" + std::string(1, shape[i]) + "' after a dimension, not ',' or ')'");
+    ++i;
+    skipSpaces();
+  }
+  return dims;
+}
+
 }  // namespace
 
 NpyArray readNpy(const std::vector<uint8_t>& file) {
@@ -102,17 +138,8 @@ NpyArray readNpy(const std::vector<uint8_t>& file) {
   if (dictValue(header, "fortran_order") != "False") throw std::runtime_error("Fortran order is not supported");
   const std::string shape = dictValue(header, "shape");
   uint64_t count = 1;
-  for (size_t i = 0; i < shape.size();) {
-    if (shape[i] < '0' || shape[i] > '9') {
-      ++i;
-      continue;
-    }
-    uint64_t dim = 0;
-    for (; i < shape.size() && shape[i] >= '0' && shape[i] <= '9'; ++i) {
-      dim = dim * 10 + uint64_t(shape[i] - '0');
-      if (dim > UINT32_MAX) throw std::runtime_error("a dimension of the shape " + shape + " exceeds 2^32 - 1");
-    }
-    array.shape.push_back(static_cast<uint32_t>(dim));
+  array.shape = parseShape(shape);
+  for (uint32_t dim : array.shape) {
     count *= dim;
     if (count > UINT32_MAX) throw std::runtime_error("the shape " + shape + " holds more than 2^32 - 1 elements");
   }

@@ -172,7 +172,7 @@ OperatorDesc parseOperator(const std::string& op, DescReader& r) {
     DiagonalMatrixDesc d;
     d.output = r.tensor("OutputTensor");
     d.offset = r.int32("Offset");
-    d.value = static_cast<float>(r.floating("Value"));
+    d.value = r.floating("Value");  // a double until the output's type checks it
     return d;
   }
   if (op == "DIAGONAL_MATRIX1") {

@@ -50,7 +50,7 @@ int runOnDevice(vkdml::Device& device, const Options& options, std::ostream& out
   if (options.timingVerbosity >= 1)
     for (const auto& warning : model.warnings) err << "warning: " << warning << std::endl;
   try {
-    execute(device, model, options, out, err);
+    execute(device, model, options, out);
   } catch (const std::exception& e) {
     err << "Failed to execute the model: " << e.what() << std::endl;
     return 1;
