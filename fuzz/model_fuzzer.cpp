@@ -5,19 +5,43 @@
 // or fail with a dispatch::ModelError; anything else (another exception, a
 // crash, a sanitizer report, an allocation past -rss_limit_mb) is a finding.
 // Files are not read (sourcePath fails); resources are capped at 1 MiB, 4 MiB together.
+// An input that starts as a .npy file does ("\x93NUMPY") goes to the .npy
+// reader instead: it parses or throws std::runtime_error, and what it reads
+// writes back to a file that reads the same.
 #include <vkdml/vkdml.hpp>
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "descriptors.hpp"
 #include "json_document.hpp"
 #include "model_parser.hpp"
+#include "npy.hpp"
 #include "printer.hpp"
 #include "resource_init.hpp"
 
+namespace {
+void readNpy(const uint8_t* data, size_t size) {
+  dispatch::NpyArray array;
+  try {
+    array = dispatch::readNpy(std::vector<uint8_t>(data, data + size));
+  } catch (const std::runtime_error&) {
+    return;
+  }
+  const std::vector<uint64_t> shape(array.shape.begin(), array.shape.end());
+  const dispatch::NpyArray again = dispatch::readNpy(dispatch::writeNpy(array.dataType, shape, array.data));
+  if (again.dataType != array.dataType || again.shape != array.shape || again.data != array.data) std::abort();
+}
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size >= 6 && std::memcmp(data, "\x93NUMPY", 6) == 0) {
+    readNpy(data, size);
+    return 0;
+  }
   dispatch::ParseOptions options;
   options.allowFiles = false;
   options.maxResourceBytes = 1 << 20;
