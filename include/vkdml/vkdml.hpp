@@ -516,7 +516,7 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
 VKDML_API std::optional<Error> validate(const DML_OPERATOR_DESC& desc);
 
 // What vkdml decides where the DirectML pages leave behaviour open
-// (OPERATORS.md gives the reasons):
+// (../shared/spec/OPERATORS.md gives the reasons):
 //
 // DML_SCATTER_ND
 // - Indices of a signed type (INT32, INT64) may be negative: -1 is the last
