@@ -19,7 +19,7 @@ TensorSpec& Case::tensor(DML_TENSOR_DATA_TYPE type, std::vector<UINT> sizes, std
   const UINT* s = t.strides.empty() ? nullptr : t.strides.data();
   auto rank = static_cast<UINT>(t.sizes.size());
   t.buffer = {
-      type, DML_TENSOR_FLAG_NONE, rank, t.sizes.data(), s, DMLCalcBufferTensorSize(type, rank, t.sizes.data(), s), 0};
+      type, DML_TENSOR_FLAG_NONE, rank, t.sizes.data(), s, vkdmlCalcBufferTensorSize(type, rank, t.sizes.data(), s), 0};
   t.desc = {DML_TENSOR_TYPE_BUFFER, &t.buffer};
   return t;
 }

@@ -12,7 +12,7 @@ uint32_t raw32(const void* field) {
 }
 
 uint32_t elementSizeOf(uint32_t dataType) {
-  return dataType <= DML_TENSOR_DATA_TYPE_INT64 ? DMLElementSizeInBytes(static_cast<DML_TENSOR_DATA_TYPE>(dataType))
+  return dataType <= DML_TENSOR_DATA_TYPE_INT64 ? vkdmlElementSizeInBytes(static_cast<DML_TENSOR_DATA_TYPE>(dataType))
                                                 : 0;
 }
 

@@ -14,7 +14,7 @@ namespace fuzz {
 
 using u128 = unsigned __int128;
 
-// DMLCalcBufferTensorSize without wrapping: the bytes that Sizes (and
+// vkdmlCalcBufferTensorSize without wrapping: the bytes that Sizes (and
 // Strides, if given) imply, rounded up to 4, saturated to 2^64 - 1.
 uint64_t requiredBytes(uint32_t dataType, const uint32_t* sizes, uint32_t rank, const uint32_t* strides);
 

@@ -56,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& resource : model.resources) {
     std::vector<uint8_t> contents = dispatch::initialContents(resource);
     if (contents.size() != resource.sizeInBytes) std::abort();
-    const uint32_t elementSize = DMLElementSizeInBytes(resource.dataType);
+    const uint32_t elementSize = vkdmlElementSizeInBytes(resource.dataType);
     if (elementSize)
       (void)dispatch::formatResource(resource.name, resource.dataType, contents, resource.initialBytes / elementSize,
                                      size % 2 == 0);

@@ -283,7 +283,7 @@ void setFilterStrides(PaddedConv& c, std::vector<UINT> strides) {
   c.filter.strides = std::move(strides);
   c.filter.buffer.Strides = c.filter.strides.data();
   c.filter.buffer.TotalTensorSizeInBytes =
-      DMLCalcBufferTensorSize(c.filter.buffer.DataType, 4, c.filter.sizes.data(), c.filter.buffer.Strides);
+      vkdmlCalcBufferTensorSize(c.filter.buffer.DataType, 4, c.filter.sizes.data(), c.filter.buffer.Strides);
 }
 
 }  // namespace

@@ -548,6 +548,7 @@ TEST_CASE("convolution_integer: coordinates beyond 32 bits") {
     Tensor input(I8, {1, 3, 3}), filter(I8, {channels, 3, 1}), xz(I8, {1, 1, 1}), wz(I8, {1, channels, 1});
     for (Tensor* t : {&input, &filter, &xz, &wz}) t->randomize(rng);
     Tensor output(I32, conv.outputSizes(input.sizes, filter.sizes));
+    output.randomize(rng);  // garbage: an all-padding output must be stored, not left as it was
     REQUIRE(output.sizes == std::vector<uint32_t>{1, channels, 3});
     test::run(conv.make(input, &xz, filter, &wz, output), {&input, &xz, &filter, &wz}, {&output});
     test::expectSameElements(output, reference(conv, input, &xz, filter, &wz, output.sizes));

@@ -87,6 +87,13 @@ TEST_CASE("device: submitAndWait passes what the recorder throws through, the de
   vkdml::BindingTable unbound = op.createBindingTable();
   expectError([&] { d.submitAndWait([&](VkCommandBuffer cmd) { op.record(cmd, unbound); }); },
               vkdml::ErrorCode::InvalidArgument, {"not bound"});
+  // compileOperators on threads, whose uploads would wait for this recorder.
+  const std::vector<vkdml::Operator> ops{d.createOperator(j.desc()), d.createOperator(j.desc())};
+  expectError([&] { d.submitAndWait([&](VkCommandBuffer) { d.compileOperators(ops, {}, 2); }); },
+              vkdml::ErrorCode::InvalidArgument, {"must not submit"});
+  // lockQueue: the recorder runs with the queue's lock held.
+  expectError([&] { d.submitAndWait([&](VkCommandBuffer) { const auto held = d.lockQueue(); }); },
+              vkdml::ErrorCode::InvalidArgument, {"must not submit"});
   expectWorking(d);
 }
 

@@ -65,24 +65,30 @@ uint64_t f32(double v) {
 
 TEST_CASE("diagonal_matrix1: worked examples from the DirectML page") {
   Diagonal d;
+  // Outputs start as garbage: each zero expected must be written, not left.
+  std::mt19937_64 rng(98);
   SUBCASE("Begin 0, End 1, Value 1: identity (the page prints 1s though it says Value 7)") {
     Tensor out(DML_TENSOR_DATA_TYPE_FLOAT32, {4, 5});
+    out.randomize(rng);
     test::run(d.make(nullptr, out, f32(1), 0, 1), {nullptr}, {&out});
     test::expectSameElements(out, matrix({1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0}, {4, 5}));
   }
   SUBCASE("Begin 0, End 3, Value 7: a band three wide") {
     Tensor out(DML_TENSOR_DATA_TYPE_FLOAT32, {4, 5});
+    out.randomize(rng);
     test::run(d.make(nullptr, out, f32(7), 0, 3), {nullptr}, {&out});
     test::expectSameElements(out, matrix({7, 7, 7, 0, 0, 0, 7, 7, 7, 0, 0, 0, 7, 7, 7, 0, 0, 0, 7, 7}, {4, 5}));
   }
   Tensor input = matrix({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, {4, 5});
   SUBCASE("with an input, Value 0, Begin INT32_MIN, End 1: the strict upper triangle kept") {
     Tensor out(DML_TENSOR_DATA_TYPE_FLOAT32, {4, 5});
+    out.randomize(rng);
     test::run(d.make(&input, out, f32(0), kMin, 1), {&input}, {&out});
     test::expectSameElements(out, matrix({0, 2, 3, 4, 5, 0, 0, 8, 9, 10, 0, 0, 0, 14, 15, 0, 0, 0, 0, 20}, {4, 5}));
   }
   SUBCASE("with an input, Begin 1, End 0: only the diagonal kept") {
     Tensor out(DML_TENSOR_DATA_TYPE_FLOAT32, {4, 5});
+    out.randomize(rng);
     test::run(d.make(&input, out, f32(0), 1, 0), {&input}, {&out});
     test::expectSameElements(out, matrix({1, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0, 13, 0, 0, 0, 0, 0, 19, 0}, {4, 5}));
   }
@@ -142,7 +148,7 @@ TEST_CASE("diagonal_matrix1: wide rows, 4- and 8-byte elements, padded outer str
   std::mt19937_64 rng(94);
   const int32_t edges[] = {kMin, -40, -1, 0, 1, 3, 40, kMax};
   for (auto type : test::allTypes()) {
-    const uint32_t es = DMLElementSizeInBytes(type);
+    const uint32_t es = vkdmlElementSizeInBytes(type);
     if (es < 4) continue;
     for (int trial = 0; trial < 6; ++trial) {
       CAPTURE(vkdml::toString(type));
@@ -232,14 +238,18 @@ TEST_CASE("diagonal_matrix1: Begin and End across the whole INT32 range, inverte
 }
 
 TEST_CASE("diagonal_matrix1: masked positions are exactly Value where the input holds NaN or infinity") {
+  std::mt19937_64 rng(99);
   for (auto type : {DML_TENSOR_DATA_TYPE_FLOAT16, DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_DATA_TYPE_FLOAT64}) {
     CAPTURE(vkdml::toString(type));
     Tensor input(type, {2, 6, 6});
     const double specials[] = {std::nan(""), INFINITY, -INFINITY, -0.0};
     for (uint64_t i = 0; i < input.elementCount(); ++i) input.set(i, test::bitsOf(type, specials[i % 4]));
+    // Garbage in the output before each run: +0.0 must be written, not left.
     Tensor output(type, {2, 6, 6});
+    output.randomize(rng);
     check(&input, output, test::bitsOf(type, 0.0), 1, kMax);  // tril: zero-fill above the diagonal
     // A NaN Value with its payload bits, too.
+    output.randomize(rng);
     check(&input, output, type == DML_TENSOR_DATA_TYPE_FLOAT16 ? 0x7E01 : test::bitsOf(type, -std::nan("")), kMin, 0);
   }
 }
@@ -248,8 +258,10 @@ TEST_CASE("diagonal_matrix1: the ONNX forms EyeLike(k) and Trilu(upper/lower, k)
   std::mt19937_64 rng(7);
   for (int k : {-4, -1, 0, 1, 3, 9}) {
     CAPTURE(k);
-    // EyeLike: ones on diagonal k, no input.
+    // EyeLike: ones on diagonal k, no input. Every output starts as
+    // garbage: each zero expected must be written, not left.
     Tensor eye(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 5, 7});
+    eye.randomize(rng);
     Diagonal d;
     test::run(d.make(nullptr, eye, f32(1), k, k + 1), {nullptr}, {&eye});
     for (uint64_t i = 0; i < eye.elementCount(); ++i) {
@@ -260,9 +272,11 @@ TEST_CASE("diagonal_matrix1: the ONNX forms EyeLike(k) and Trilu(upper/lower, k)
     input.randomize(rng);
     // Trilu upper: keep x - y >= k, zero-fill [INT32_MIN, k).
     Tensor upper(DML_TENSOR_DATA_TYPE_INT64, {3, 6, 4});
+    upper.randomize(rng);
     test::run(d.make(&input, upper, 0, kMin, k), {&input}, {&upper});
     // Trilu lower: keep x - y <= k, zero-fill [k + 1, INT32_MAX).
     Tensor lower(DML_TENSOR_DATA_TYPE_INT64, {3, 6, 4});
+    lower.randomize(rng);
     test::run(d.make(&input, lower, 0, k + 1, kMax), {&input}, {&lower});
     for (uint64_t i = 0; i < input.elementCount(); ++i) {
       auto c = test::coordinatesOf(i, input.sizes);

@@ -48,7 +48,7 @@ TEST_CASE("feature: ConvolutionInteger's output types: listed ones accepted, oth
       } catch (const vkdml::Error& e) {
         CHECK(e.code() == vkdml::ErrorCode::InvalidArgument);
         // Element sizes the byte count still covers fail on the type itself.
-        if (DMLElementSizeInBytes(static_cast<DML_TENSOR_DATA_TYPE>(type)) <= 4)
+        if (vkdmlElementSizeInBytes(static_cast<DML_TENSOR_DATA_TYPE>(type)) <= 4)
           CHECK(e.field() == "OutputTensor.DataType");
       }
     }

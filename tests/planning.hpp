@@ -35,7 +35,8 @@ struct Desc {
     buffer.DimensionCount = static_cast<UINT>(sizes.size());
     buffer.Sizes = sizes.data();
     buffer.Strides = strides.empty() ? nullptr : strides.data();
-    buffer.TotalTensorSizeInBytes = DMLCalcBufferTensorSize(type, buffer.DimensionCount, sizes.data(), buffer.Strides);
+    buffer.TotalTensorSizeInBytes =
+        vkdmlCalcBufferTensorSize(type, buffer.DimensionCount, sizes.data(), buffer.Strides);
     tensor = {DML_TENSOR_TYPE_BUFFER, &buffer};
   }
   Desc(const Desc&) = delete;

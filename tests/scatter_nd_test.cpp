@@ -82,28 +82,41 @@ vkdml::Buffer upload(const Tensor& t) {
 
 // Runs the operator in place: one buffer is bound as the input and as the
 // output at one address (their descriptors share a layout), each range
-// `inputTail` or `outputTail` bytes longer than the tensor. Returns the
-// tensor's bytes afterwards; the buffer's bytes past them must keep theirs.
+// `inputTail` or `outputTail` bytes longer than the tensor, with guards of
+// 256 bytes before the tensor and after the longer range. Returns the
+// tensor's bytes afterwards; the buffer's bytes around them, the indices
+// and the updates must keep theirs.
 std::vector<uint8_t> runInPlace(const DML_OPERATOR_DESC& op, const Tensor& data, const Tensor& indices,
                                 const Tensor& updates, uint64_t inputTail = 0, uint64_t outputTail = 0) {
+  constexpr uint64_t guard = 256;
   auto compiled = test::device().compileOperator(test::device().createOperator(op));
   const uint64_t bytes = data.bytes.size(), tail = std::max(inputTail, outputTail);
-  std::vector<uint8_t> initial = data.bytes;
-  for (uint64_t i = 0; i < tail; ++i) initial.push_back(uint8_t(0xA5 ^ i));
+  std::vector<uint8_t> initial;
+  for (uint64_t i = 0; i < guard; ++i) initial.push_back(uint8_t(0x5A ^ i));
+  initial.insert(initial.end(), data.bytes.begin(), data.bytes.end());
+  for (uint64_t i = 0; i < tail + guard; ++i) initial.push_back(uint8_t(0xA5 ^ i));
   vkdml::Buffer buffer = test::device().createBuffer(initial.size());
   buffer.upload(initial.data(), initial.size());
   vkdml::Buffer indexBuffer = upload(indices), updateBuffer = upload(updates);
   auto table = compiled.createBindingTable();
-  table.bindInputs({{&buffer, 0, bytes + inputTail},
+  table.bindInputs({{&buffer, guard, bytes + inputTail},
                     {&indexBuffer, 0, indexBuffer.size()},
                     {&updateBuffer, 0, updateBuffer.size()}});
-  table.bindOutputs({{&buffer, 0, bytes + outputTail}});
+  table.bindOutputs({{&buffer, guard, bytes + outputTail}});
   test::device().execute(compiled, table);
   std::vector<uint8_t> result(initial.size());
   buffer.download(result.data(), result.size());
-  CHECK(std::equal(result.begin() + int64_t(bytes), result.end(), initial.begin() + int64_t(bytes)));
-  result.resize(bytes);
-  return result;
+  const int64_t first = int64_t(guard), past = int64_t(guard + bytes);
+  CHECK_MESSAGE(std::equal(result.begin(), result.begin() + first, initial.begin()), "the guard before changed");
+  CHECK_MESSAGE(std::equal(result.begin() + past, result.end(), initial.begin() + past), "the bytes after changed");
+  auto unchanged = [](const vkdml::Buffer& b, const Tensor& t) {
+    std::vector<uint8_t> after(t.bytes.size());
+    b.download(after.data(), after.size());
+    return after == t.bytes;
+  };
+  CHECK_MESSAGE(unchanged(indexBuffer, indices), "the indices changed");
+  CHECK_MESSAGE(unchanged(updateBuffer, updates), "the updates changed");
+  return std::vector<uint8_t>(result.begin() + first, result.begin() + past);
 }
 
 // A random scatter of `rank` dimensions: random meaningful ranks, tuple
@@ -381,7 +394,7 @@ TEST_CASE("scatter_nd: long slices: the copy skips those the updates overwrite")
         CAPTURE(std::string(vkdml::toString(type)));
         CAPTURE(strided);
         CAPTURE(longSlices);
-        const uint32_t elementSize = DMLElementSizeInBytes(type);
+        const uint32_t elementSize = vkdmlElementSizeInBytes(type);
         const uint32_t width = longSlices ? 64 / elementSize + test::uniform(rng, 0, 5) : 64 / elementSize - 1;
         const std::vector<uint32_t> sizes = {test::uniform(rng, 2, 9), test::uniform(rng, 1, 7), width};
         const uint32_t targetCount = sizes[0] * sizes[1];
@@ -410,10 +423,15 @@ TEST_CASE("scatter_nd: long slices: the copy skips those the updates overwrite")
         const DML_OPERATOR_DESC& op = s.make(input, indices, updates, output, 3, 3);
         auto kernels =
             test::device().compileOperator(test::device().createOperator(op), test::compileOptions()).kernelNames();
-        // With long slices: the mask's zero fill, then mark, copy and scatter.
+        // With long slices: the mask's zero fill, then mark, copy and
+        // scatter; with short ones, the copy and the scatter alone.
         REQUIRE(kernels.size() == (longSlices ? 4u : 2u));
-        CHECK(kernels.front() == (longSlices ? "fill" : kernels.front()));
-        CHECK(kernels[longSlices ? 1 : 0].rfind(longSlices ? "scatter_nd" : "copy", 0) == 0);
+        if (longSlices) {
+          CHECK(kernels.front() == "fill");
+          CHECK(kernels[1].rfind("scatter_nd", 0) == 0);
+        }
+        CHECK(kernels[kernels.size() - 2].rfind("copy", 0) == 0);
+        CHECK(kernels.back().rfind("scatter_nd", 0) == 0);
         test::run(op, {&input, &indices, &updates}, {&output});
         test::expectSameElements(output, reference(input, indices, updates, 3));
       }

@@ -177,9 +177,9 @@ TEST_CASE("slice1: window steps times strides past 2^63 compile") {
   for (const Case& c : cases) {
     UINT outSizes[2] = {2, 2}, offsets[2] = {0, 0};
     DML_BUFFER_TENSOR_DESC in{c.type, DML_TENSOR_FLAG_NONE, 2, c.sizes, c.strides, 0, 0};
-    in.TotalTensorSizeInBytes = DMLCalcBufferTensorSize(c.type, 2, c.sizes, c.strides);
+    in.TotalTensorSizeInBytes = vkdmlCalcBufferTensorSize(c.type, 2, c.sizes, c.strides);
     DML_BUFFER_TENSOR_DESC out{
-        c.type, DML_TENSOR_FLAG_NONE, 2, outSizes, nullptr, DMLCalcBufferTensorSize(c.type, 2, outSizes, nullptr), 0};
+        c.type, DML_TENSOR_FLAG_NONE, 2, outSizes, nullptr, vkdmlCalcBufferTensorSize(c.type, 2, outSizes, nullptr), 0};
     DML_TENSOR_DESC inDesc{DML_TENSOR_TYPE_BUFFER, &in}, outDesc{DML_TENSOR_TYPE_BUFFER, &out};
     DML_SLICE1_OPERATOR_DESC desc{&inDesc, &outDesc, 2, offsets, c.windows, c.steps};
     CHECK_NOTHROW(test::device().compileOperator(test::device().createOperator({DML_OPERATOR_SLICE1, &desc})));
@@ -252,7 +252,7 @@ TEST_CASE("slice1: the minimum TotalTensorSizeInBytes is exact for any sizes and
     __extension__ typedef unsigned __int128 u128;
     u128 last = 0;
     for (uint32_t d = 0; d < rank; ++d) last += u128(sizes[d] - 1) * strides[d];
-    const u128 bytes = ((last + 1) * DMLElementSizeInBytes(type) + 3) / 4 * 4;
+    const u128 bytes = ((last + 1) * vkdmlElementSizeInBytes(type) + 3) / 4 * 4;
     CAPTURE(trial);
     Tensor input(type, {1}), output(type, std::vector<uint32_t>(rank, 1));
     input.sizes = sizes;  // set after construction, which would allocate the footprint
@@ -315,7 +315,7 @@ TEST_CASE("slice1: tensor descriptor rules") {
   }
   SUBCASE("a size in bytes past 2^64 is rejected, not wrapped") {
     // 1 + (2^30 - 1) * 2^31 + 2^31 - 1 = 2^61 elements of 8 bytes: 2^64
-    // bytes, which DMLCalcBufferTensorSize wraps to 0.
+    // bytes, which vkdmlCalcBufferTensorSize wraps to 0.
     Tensor huge(DML_TENSOR_DATA_TYPE_UINT64, {1});
     huge.sizes = {1073741824, 2};
     huge.strides = {2147483648u, 2147483647u};

@@ -111,7 +111,7 @@ std::vector<uint32_t> packedStrides(const std::vector<uint32_t>& sizes) {
 
 Tensor::Tensor(DML_TENSOR_DATA_TYPE t, std::vector<uint32_t> s, std::vector<uint32_t> st)
     : type(t), sizes(std::move(s)), strides(std::move(st)) {
-  bytes.assign(DMLCalcBufferTensorSize(type, rank(), sizes.data(), strides.empty() ? nullptr : strides.data()), 0);
+  bytes.assign(vkdmlCalcBufferTensorSize(type, rank(), sizes.data(), strides.empty() ? nullptr : strides.data()), 0);
 }
 
 uint64_t Tensor::elementCount() const {
@@ -487,7 +487,7 @@ double fromHalf(uint16_t bits) {
 }
 
 uint64_t bitsOfInteger(DML_TENSOR_DATA_TYPE type, int64_t value) {
-  uint32_t size = DMLElementSizeInBytes(type);
+  uint32_t size = vkdmlElementSizeInBytes(type);
   uint64_t bits = static_cast<uint64_t>(value);
   return size == 8 ? bits : bits & ((uint64_t(1) << (8 * size)) - 1);
 }

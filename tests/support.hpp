@@ -58,7 +58,7 @@ struct Tensor {
   Tensor() = default;
   Tensor(DML_TENSOR_DATA_TYPE t, std::vector<uint32_t> s, std::vector<uint32_t> st = {});
 
-  uint32_t elementSize() const { return DMLElementSizeInBytes(type); }
+  uint32_t elementSize() const { return vkdmlElementSizeInBytes(type); }
   uint32_t rank() const { return static_cast<uint32_t>(sizes.size()); }
   uint64_t elementCount() const;
   std::vector<uint64_t> effectiveStrides() const;  // strides or packed ones

@@ -3,7 +3,8 @@
 // executing and destroying operators of every type, through the shared
 // pipeline cache while it evicts, and recording into command buffers of its
 // own; Devices created and destroyed on several threads at once; validation
-// messages counted from many threads. ./dev.sh tsan runs these under
+// messages counted from many threads; threads that need a pipeline another
+// is creating, with no cache to keep it. ./dev.sh tsan runs these under
 // ThreadSanitizer.
 #include <volk.h>
 
@@ -240,6 +241,45 @@ TEST_CASE("threads: compileOperators compiles side by side, each pipeline once, 
   } catch (const vkdml::Error& e) {
     CHECK(std::string(e.what()).find("the operator is empty") != std::string::npos);
   }
+  CHECK(device->validationMessageCount() == 0);
+  CHECK(*messages == 0);
+}
+
+TEST_CASE("threads: with no pipeline cache, threads that need a pipeline being created take it") {
+  constexpr int kThreads = 8;
+  auto messages = std::make_shared<std::atomic<int>>(0);
+  vkdml::DeviceOptions options = test::countingOptions(messages);
+  options.pipelineCacheLimit = 0;
+  auto device = vkdml::Device::create(options);
+  auto conv = test::smallConvolution(4, 4);
+  const vkdml::Operator op = device->createOperator(conv->desc);
+  Failures failures;
+  std::atomic<int> waiting{0};
+  std::vector<vkdml::CompiledOperator> compiled(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      ++waiting;
+      while (waiting < kThreads) std::this_thread::yield();  // all ask at once
+      try {
+        compiled[t] = device->compileOperator(op);
+      } catch (const std::exception& e) {
+        failures.add(e.what());
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  failures.check();
+  // Before, a thread that waited for a pipeline compiled it again once the
+  // creator was done (the cache keeps none to find): kThreads times each of
+  // the operator's pipelines. Asked at once, some wait and take the creator's.
+  auto alone = vkdml::Device::create(options);
+  alone->compileOperator(alone->createOperator(conv->desc));
+  const uint64_t perOperator = alone->pipelineCacheStats().misses;
+  const vkdml::Device::PipelineCacheStats stats = device->pipelineCacheStats();
+  CHECK(stats.pipelines == 0);
+  CHECK(stats.misses + stats.hits == kThreads * perOperator);
+  CHECK(stats.misses < kThreads * perOperator);
+  for (const auto& c : compiled) CHECK(test::runSmall(*device, c, *conv) == "");
   CHECK(device->validationMessageCount() == 0);
   CHECK(*messages == 0);
 }

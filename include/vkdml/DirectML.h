@@ -8,8 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Windows integer types, supplied where the platform has none.
-#if !defined(_WIN32) && !defined(VKDML_NO_WINDOWS_TYPES)
+// Windows' integer types: from <windows.h> on Windows, declared here
+// elsewhere. Define VKDML_NO_WINDOWS_TYPES where the includer has declared
+// them itself (BYTE, INT8 ... UINT64, FLOAT): then this header declares and
+// includes none.
+#if defined(VKDML_NO_WINDOWS_TYPES)
+#elif defined(_WIN32)
+#include <windows.h>
+#else
 typedef uint8_t BYTE;
 typedef int8_t INT8;
 typedef uint8_t UINT8;
@@ -22,18 +28,19 @@ typedef uint32_t UINT32;
 typedef int64_t INT64;
 typedef uint64_t UINT64;
 typedef float FLOAT;
-#else
-#include <windows.h>
 #endif
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define DML_TENSOR_DIMENSION_COUNT_MAX1 8
-#define DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT 16
-#define DML_TEMPORARY_BUFFER_ALIGNMENT 256
-#define DML_PERSISTENT_BUFFER_ALIGNMENT 256
+/* Constants of type UINT, as DirectML.h declares them (std::max(aUint,
+   DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT) compiles). */
+static const UINT DML_TENSOR_DIMENSION_COUNT_MAX = 5;
+static const UINT DML_TENSOR_DIMENSION_COUNT_MAX1 = 8;
+static const UINT DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT = 16;
+static const UINT DML_TEMPORARY_BUFFER_ALIGNMENT = 256;
+static const UINT DML_PERSISTENT_BUFFER_ALIGNMENT = 256;
 
 typedef enum DML_TENSOR_DATA_TYPE {
   DML_TENSOR_DATA_TYPE_UNKNOWN = 0,
@@ -55,7 +62,13 @@ typedef enum DML_TENSOR_TYPE {
   DML_TENSOR_TYPE_BUFFER = 1,
 } DML_TENSOR_TYPE;
 
+/* In C++ of a fixed 32-bit type, as MSVC gives DirectML's enums, so that ~
+   and ^ of flags are values of the type. */
+#ifdef __cplusplus
+typedef enum DML_TENSOR_FLAGS : UINT {
+#else
 typedef enum DML_TENSOR_FLAGS {
+#endif
   DML_TENSOR_FLAG_NONE = 0x0,
   DML_TENSOR_FLAG_OWNED_BY_DML = 0x1,
 } DML_TENSOR_FLAGS;
@@ -170,20 +183,37 @@ typedef struct DML_CONVOLUTION_INTEGER_OPERATOR_DESC {
 #ifdef __cplusplus
 } /* extern "C" */
 
-/* DirectML.h's DEFINE_ENUM_FLAG_OPERATORS(DML_TENSOR_FLAGS) */
-inline DML_TENSOR_FLAGS operator|(DML_TENSOR_FLAGS a, DML_TENSOR_FLAGS b) {
+/* DirectML.h's DEFINE_ENUM_FLAG_OPERATORS(DML_TENSOR_FLAGS): winnt.h's seven
+   operators, the four that return a value constexpr as there. */
+constexpr DML_TENSOR_FLAGS operator|(DML_TENSOR_FLAGS a, DML_TENSOR_FLAGS b) {
   return static_cast<DML_TENSOR_FLAGS>(static_cast<unsigned>(a) | static_cast<unsigned>(b));
 }
-inline DML_TENSOR_FLAGS operator&(DML_TENSOR_FLAGS a, DML_TENSOR_FLAGS b) {
+constexpr DML_TENSOR_FLAGS operator&(DML_TENSOR_FLAGS a, DML_TENSOR_FLAGS b) {
   return static_cast<DML_TENSOR_FLAGS>(static_cast<unsigned>(a) & static_cast<unsigned>(b));
+}
+constexpr DML_TENSOR_FLAGS operator^(DML_TENSOR_FLAGS a, DML_TENSOR_FLAGS b) {
+  return static_cast<DML_TENSOR_FLAGS>(static_cast<unsigned>(a) ^ static_cast<unsigned>(b));
+}
+constexpr DML_TENSOR_FLAGS operator~(DML_TENSOR_FLAGS a) {
+  return static_cast<DML_TENSOR_FLAGS>(~static_cast<unsigned>(a));
 }
 inline DML_TENSOR_FLAGS& operator|=(DML_TENSOR_FLAGS& a, DML_TENSOR_FLAGS b) {
   return a = a | b;
 }
+inline DML_TENSOR_FLAGS& operator&=(DML_TENSOR_FLAGS& a, DML_TENSOR_FLAGS b) {
+  return a = a & b;
+}
+inline DML_TENSOR_FLAGS& operator^=(DML_TENSOR_FLAGS& a, DML_TENSOR_FLAGS b) {
+  return a = a ^ b;
+}
 #endif
 
+/* vkdml's two helpers are named vkdml* so that DirectML code, which defines
+   its own DMLCalcBufferTensorSize (DirectML's helper-function page, its
+   samples), compiles unchanged. */
+
 /* Size in bytes of one element of the type, 0 for UNKNOWN or an invalid value. */
-static inline UINT DMLElementSizeInBytes(DML_TENSOR_DATA_TYPE dataType) {
+static inline UINT vkdmlElementSizeInBytes(DML_TENSOR_DATA_TYPE dataType) {
   switch (dataType) {
     case DML_TENSOR_DATA_TYPE_UINT8:
     case DML_TENSOR_DATA_TYPE_INT8:
@@ -205,13 +235,13 @@ static inline UINT DMLElementSizeInBytes(DML_TENSOR_DATA_TYPE dataType) {
   }
 }
 
-/* DMLCalcBufferTensorSize from DirectMLX/the DirectML samples: the minimum
+/* DMLCalcBufferTensorSize of DirectML's helper-function page: the minimum
    TotalTensorSizeInBytes of a tensor, (1 + sum_i (Sizes[i]-1)*Strides[i]) *
    elementSize (packed: prod(Sizes) * elementSize), rounded up to a multiple
    of 4. Strides may be NULL. */
-static inline UINT64 DMLCalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, UINT dimensionCount, const UINT* sizes,
-                                             const UINT* strides) {
-  UINT64 elementSizeInBytes = DMLElementSizeInBytes(dataType);
+static inline UINT64 vkdmlCalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, UINT dimensionCount, const UINT* sizes,
+                                               const UINT* strides) {
+  UINT64 elementSizeInBytes = vkdmlElementSizeInBytes(dataType);
   UINT64 minimumImpliedSizeInBytes = 0;
   UINT i;
   if (!strides) {

@@ -190,8 +190,6 @@ class VKDML_API Buffer {
   std::shared_ptr<Impl> impl_;
 };
 
-// DML_BUFFER_BINDING: a range of a buffer. buffer == nullptr binds nothing
-// (DML_BINDING_TYPE_NONE), which only optional tensors accept.
 // How DML_CONVOLUTION_INTEGER runs its implicit GEMM.
 enum class ConvolutionPath {
   Auto,               // $VKDML_CONVOLUTION_PATH when the Device was created, else the fastest the device has
@@ -265,6 +263,8 @@ struct CompileOptions {
   DotKernel dotKernel = DotKernel::Auto;
 };
 
+// DML_BUFFER_BINDING: a range of a buffer. buffer == nullptr binds nothing
+// (DML_BINDING_TYPE_NONE), which only optional tensors accept.
 struct BufferBinding {
   const Buffer* buffer = nullptr;
   uint64_t offset = 0;
@@ -438,6 +438,8 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
   // and 8- and 16-bit storage buffer access enabled. Of the options, only
   // the pipeline cache's apply. The application must not use `queue` while
   // a vkdml call that submits work runs (queues are externally synchronized).
+  // ~Device waits for `queue` only: work the application recorded with vkdml
+  // and submitted to other queues must be complete by then.
   static std::shared_ptr<Device> adopt(VkInstance instance, VkPhysicalDevice physicalDevice, VkDevice device,
                                        VkQueue queue, uint32_t queueFamilyIndex, const DeviceOptions& options = {});
   ~Device();
@@ -474,7 +476,8 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
   void initialize(const CompiledOperator& op, const BindingTable& bindings);
   // Records whatever `record` records into a one-time command buffer, submits
   // and waits. What `record` throws passes through unchanged (the command
-  // buffer is released first); it must not call vkdml functions that submit.
+  // buffer is released first); it must not call vkdml functions that submit
+  // or lockQueue (InvalidArgument, where they would wait for themselves).
   void submitAndWait(const std::function<void(VkCommandBuffer)>& record);
 
   // The pipeline cache (DeviceOptions::pipelineCacheLimit): what it holds

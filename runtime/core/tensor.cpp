@@ -53,7 +53,7 @@ std::optional<TensorInfo> readTensor(const char* op, const std::string& field, c
   if (dataType >= 32 || !(kAnyDataType & (1u << dataType)))
     throwInvalid(op, field + ".DataType", concat("is not a valid data type (", dataType, ")"));
   t.dataType = static_cast<DML_TENSOR_DATA_TYPE>(dataType);
-  t.elementSize = DMLElementSizeInBytes(t.dataType);
+  t.elementSize = vkdmlElementSizeInBytes(t.dataType);
   if (b->DimensionCount < 1 || b->DimensionCount > kMaxDims)
     throwInvalid(op, field + ".DimensionCount", concat("must be 1..8, not ", b->DimensionCount));
   if (!b->Sizes) throwInvalid(op, field + ".Sizes", "is null");
@@ -75,7 +75,7 @@ std::optional<TensorInfo> readTensor(const char* op, const std::string& field, c
     t.strides[i] = b->Strides ? b->Strides[i] : stride;
     stride *= t.sizes[i];
   }
-  // DMLCalcBufferTensorSize computes the same minimum but wraps: strides
+  // vkdmlCalcBufferTensorSize computes the same minimum but wraps: strides
   // can make it pass 2^64 bytes.
   Checked footprint = 1;
   for (uint32_t i = 0; i < t.rank; ++i) footprint += Checked(t.sizes[i] - 1) * t.strides[i];

@@ -191,6 +191,8 @@ CompiledOperator Device::compileOperator(const Operator& op, const CompileOption
 
 std::vector<CompiledOperator> Device::compileOperators(const std::vector<Operator>& ops, const CompileOptions& options,
                                                        uint32_t threads) try {
+  // Here, not when a worker uploads: it would wait for the recorder's lock.
+  impl_->refuseSubmitWhileRecording();
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   const size_t count = ops.size();
   std::vector<std::optional<PlannedOperator>> planned(count);

@@ -92,7 +92,14 @@ void Device::Impl::destroy() {
     // A Device that failed between taking its VkDevice and loading the
     // device's functions (createCommonObjects) still has to release it.
     if (!vk.vkDeviceWaitIdle) volkLoadDeviceTable(&vk, device);
-    vk.vkDeviceWaitIdle(device);
+    // An adopted VkDevice's other queues are the application's, and
+    // vkDeviceWaitIdle would need them all held: wait for vkdml's queue.
+    if (ownsDevice) {
+      vk.vkDeviceWaitIdle(device);
+    } else if (queue) {
+      const std::lock_guard<std::mutex> lock(submitMutex);
+      vk.vkQueueWaitIdle(queue);
+    }
     recentUse.clear();
     pipelines.clear();  // no compiled operator holds one: each holds the Device
     for (auto& m : modules) vk.vkDestroyShaderModule(device, m.second, nullptr);
@@ -184,6 +191,7 @@ uint32_t Device::queueFamilyIndex() const noexcept {
   return impl_->queueFamily;
 }
 std::unique_lock<std::mutex> Device::lockQueue() try {
+  impl_->refuseSubmitWhileRecording();  // the lock is held there
   return std::unique_lock<std::mutex>(impl_->submitMutex);
 } catch (...) {
   detail::rethrowAsError("Device", "lockQueue");
@@ -192,13 +200,20 @@ uint64_t Device::validationMessageCount() const noexcept {
   return impl_->validationMessages;
 }
 
-void Device::Impl::submitAndWait(const std::function<void(VkCommandBuffer)>& record) {
-  // A recorder that submits through the same device would wait for itself.
-  static thread_local const Impl* recording = nullptr;
+namespace {
+// The device whose submitAndWait is recording on this thread.
+thread_local const Device::Impl* recording = nullptr;
+}  // namespace
+
+void Device::Impl::refuseSubmitWhileRecording() const {
   if (recording == this)
     throw Error(ErrorCode::InvalidArgument, "Device", "submitAndWait",
                 "Device: submitAndWait: the function that records must not submit work to the same device "
                 "(execute, Buffer::upload, compileOperator, ...)");
+}
+
+void Device::Impl::submitAndWait(const std::function<void(VkCommandBuffer)>& record) {
+  refuseSubmitWhileRecording();
   std::lock_guard<std::mutex> lock(submitMutex);
   struct Recording {
     const Impl* previous = recording;
@@ -235,7 +250,7 @@ void Device::Impl::submitAndWait(const std::function<void(VkCommandBuffer)>& rec
   submit.pCommandBuffers = &cmd;
   detail::check(vk.vkQueueSubmit(queue, 1, &submit, fence), "vkQueueSubmit");
   const VkResult waited = vk.vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX);
-  if (waited != VK_SUCCESS && vk.vkDeviceWaitIdle(device) != VK_SUCCESS) {
+  if (waited != VK_SUCCESS && vk.vkQueueWaitIdle(queue) != VK_SUCCESS) {  // the queue this holds
     // The command buffer and the fence may still be in use: keep them (the
     // pool and the fence go with the device) and refuse further submissions.
     freeLater.pending = true;

@@ -7,7 +7,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 
 #include "core/memory_types.hpp"
 #include "vulkan.hpp"
@@ -77,8 +76,12 @@ struct Device::Impl {
   size_t pipelineCacheRoom = 0;  // pipelines pipelineCache may still take in
   std::map<detail::Kernel, VkShaderModule> modules;
   // Pipelines being created (off the lock): a thread that needs one of them
-  // waits on `compiled` rather than create it again.
-  std::set<PipelineKey> compiling;
+  // waits on `compiled` and takes it from here rather than create it again,
+  // even where the cache does not keep it (pipelineCacheLimit 0, or trimmed).
+  struct Creating {
+    std::shared_ptr<const detail::Pipeline> pipeline;  // set once created
+  };
+  std::map<PipelineKey, std::shared_ptr<Creating>> compiling;
   std::condition_variable compiled;
 
   std::mutex submitMutex;  // guards the pool, the fence, the queue and `lost` (Device::lockQueue)
@@ -98,6 +101,9 @@ struct Device::Impl {
   bool pipelineStatistics = false;
   void printStatistics(detail::Kernel kernel, VkPipeline pipeline);
   void submitAndWait(const std::function<void(VkCommandBuffer)>& record);
+  // InvalidArgument on a thread inside this device's submitAndWait recorder:
+  // a submission from there would wait for itself.
+  void refuseSubmitWhileRecording() const;
   void destroy();
 };
 

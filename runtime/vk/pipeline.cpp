@@ -87,6 +87,7 @@ std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(detail::Kernel ke
   std::unique_lock<std::mutex> lock(pipelinesMutex);
   PipelineKey key(kernel, specialization);
   // A pipeline another thread is creating is waited for, not created twice.
+  std::shared_ptr<Creating> waited;
   for (;;) {
     auto found = pipelines.find(key);
     if (found != pipelines.end()) {
@@ -94,11 +95,21 @@ std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(detail::Kernel ke
       ++pipelineHits;
       return found->second.pipeline;
     }
-    if (!compiling.count(key)) break;
-    compiled.wait(lock);
+    if (waited && waited->pipeline) {
+      ++pipelineHits;
+      return waited->pipeline;
+    }
+    auto busy = compiling.find(key);
+    if (busy == compiling.end()) break;  // none, or the one waited for failed
+    waited = busy->second;
+    compiled.wait(lock, [&] {
+      auto now = compiling.find(key);
+      return now == compiling.end() || now->second != waited;
+    });
   }
   const VkShaderModule module = shaderModule(kernel);
-  compiling.insert(key);
+  auto creating = std::make_shared<Creating>();
+  compiling.emplace(key, creating);
   VkPipelineCache into = VK_NULL_HANDLE;
   if (pipelineCacheRoom > 0) into = pipelineCache, --pipelineCacheRoom;
   // Off the lock while the driver compiles (hundreds of ms for a large
@@ -152,6 +163,7 @@ std::shared_ptr<const detail::Pipeline> Device::Impl::pipeline(detail::Kernel ke
 
   lock.lock();
   pending.created = true;
+  creating->pipeline = p;
   ++pipelineMisses;
   if (pipelineCacheLimit > 0) {
     auto entry = pipelines.emplace(key, CachedPipeline{p, recentUse.end()}).first;
@@ -185,10 +197,12 @@ Device::PipelineCacheStats Device::pipelineCacheStats() const try {
 void Device::trimPipelineCache(size_t keep) try {
   Impl& d = *impl_;
   std::unique_lock<std::mutex> lock(d.pipelinesMutex);
+  // keep 0: the driver's cache too (pipelines made from it do not need it),
+  // once no pipeline being created off the lock writes into it; and only
+  // then the pipelines, which those being created join.
+  if (keep == 0) d.compiled.wait(lock, [&] { return d.compiling.empty(); });
   d.trimPipelines(keep);
-  if (keep == 0) {  // the driver's cache too: pipelines made from it do not need it
-    // Once no pipeline being created (off the lock) writes into it.
-    d.compiled.wait(lock, [&] { return d.compiling.empty(); });
+  if (keep == 0) {
     VkPipelineCache empty = detail::createPipelineCache(d, {});
     d.vk.vkDestroyPipelineCache(d.device, d.pipelineCache, nullptr);
     d.pipelineCache = empty;

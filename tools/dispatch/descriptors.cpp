@@ -40,7 +40,7 @@ class Builder {
     b.Strides = t.strides.empty() ? nullptr : array(t.strides);
     b.TotalTensorSizeInBytes = t.totalTensorSizeInBytes
                                    ? t.totalTensorSizeInBytes
-                                   : DMLCalcBufferTensorSize(t.dataType, b.DimensionCount, b.Sizes, b.Strides);
+                                   : vkdmlCalcBufferTensorSize(t.dataType, b.DimensionCount, b.Sizes, b.Strides);
     b.GuaranteedBaseOffsetAlignment = t.guaranteedBaseOffsetAlignment;
     out_.buffers.push_back(b);
     out_.tensors.push_back({DML_TENSOR_TYPE_BUFFER, &out_.buffers.back()});
@@ -156,7 +156,7 @@ DML_SCALAR_UNION lowerValue(double value, DML_TENSOR_DATA_TYPE type, Builder& b)
     }
     return u;
   }
-  const uint32_t bits = 8 * DMLElementSizeInBytes(type);
+  const uint32_t bits = 8 * vkdmlElementSizeInBytes(type);
   const double lo = isSigned(type) ? -std::ldexp(1.0, static_cast<int>(bits) - 1) : 0;
   const double hi =
       isSigned(type) ? std::ldexp(1.0, static_cast<int>(bits) - 1) : std::ldexp(1.0, static_cast<int>(bits));

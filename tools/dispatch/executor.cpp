@@ -254,7 +254,7 @@ class Executor {
         // An elementOffset with no element size (a resource of no single
         // data type, no elementSizeInBytes) was refused by the parser.
         uint64_t elementSize =
-            source.elementSizeInBytes ? source.elementSizeInBytes : DMLElementSizeInBytes(r.dataType);
+            source.elementSizeInBytes ? source.elementSizeInBytes : vkdmlElementSizeInBytes(r.dataType);
         if (elementSize != 0 && source.elementOffset > r.sizeInBytes / elementSize)
           throw ModelError(source.where, "Failed to resolve bindings: elementOffset " +
                                              std::to_string(source.elementOffset) + " * " +
@@ -392,7 +392,7 @@ class Executor {
   void runCommand(const PrintCommand& c, const Location& where) {
     const Resource& r = resource(c.resource);
     try {
-      const uint32_t size = DMLElementSizeInBytes(r.dataType);
+      const uint32_t size = vkdmlElementSizeInBytes(r.dataType);
       // The initializer's elements, not the buffer's padding or extra size:
       // DxDispatch's print sets the view's sizeInBytes to the initial values'
       // size before its max(sizeInBytes, initial values) (the max counts
@@ -420,7 +420,7 @@ class Executor {
                      [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
       if (extension == ".npy") {
         std::vector<uint64_t> shape(c.dimensions.begin(), c.dimensions.end());
-        const uint32_t size = DMLElementSizeInBytes(r.dataType);
+        const uint32_t size = vkdmlElementSizeInBytes(r.dataType);
         if (shape.empty() && size) shape.push_back(r.sizeInBytes / size);
         bytes = writeNpy(r.dataType, shape, bytes);
       } else if (extension == ".png" || extension == ".jpg") {

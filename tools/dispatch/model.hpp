@@ -49,7 +49,7 @@ struct TensorDesc {
   std::optional<uint32_t> dimensionCount;  // absent: Sizes' length
   std::vector<uint32_t> sizes;
   std::vector<uint32_t> strides;        // empty: packed
-  uint64_t totalTensorSizeInBytes = 0;  // 0: DMLCalcBufferTensorSize
+  uint64_t totalTensorSizeInBytes = 0;  // 0: vkdmlCalcBufferTensorSize
   uint32_t guaranteedBaseOffsetAlignment = 0;
   std::string field;  // "InputTensors[1]": how vkdml names it
 };

@@ -23,7 +23,7 @@ using Kind = JsonValue::Kind;
 // Resources
 
 uint32_t elementSize(DML_TENSOR_DATA_TYPE type) {
-  return DMLElementSizeInBytes(type);
+  return vkdmlElementSizeInBytes(type);
 }
 
 // A resource's bytes against the limits, its own and the model's (with the

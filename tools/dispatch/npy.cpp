@@ -143,7 +143,7 @@ NpyArray readNpy(const std::vector<uint8_t>& file) {
     count *= dim;
     if (count > UINT32_MAX) throw std::runtime_error("the shape " + shape + " holds more than 2^32 - 1 elements");
   }
-  const uint32_t size = DMLElementSizeInBytes(array.dataType);
+  const uint32_t size = vkdmlElementSizeInBytes(array.dataType);
   const uint64_t bytes = count * size, dataStart = headerStart + headerLength;
   if (file.size() - dataStart < bytes)
     throw std::runtime_error("the data holds " + std::to_string(file.size() - dataStart) + " bytes; shape " + shape +
@@ -172,7 +172,7 @@ std::vector<uint8_t> writeNpy(DML_TENSOR_DATA_TYPE type, const std::vector<uint6
   const char* code = nullptr;
   for (const auto& d : kDescrs)
     if (d.type == type) code = d.code;
-  const uint32_t size = DMLElementSizeInBytes(type);
+  const uint32_t size = vkdmlElementSizeInBytes(type);
   if (!code || !size) throw std::invalid_argument("the resource has no data type");
   // The shape must not claim more than the data: readers would run past it.
   std::string dims;

@@ -64,7 +64,7 @@ void writeValue(std::ostream& os, DML_TENSOR_DATA_TYPE type, const uint8_t* p) {
 
 std::string formatResource(const std::string& name, DML_TENSOR_DATA_TYPE type, const std::vector<uint8_t>& bytes,
                            uint64_t count, bool verbose) {
-  const uint32_t size = DMLElementSizeInBytes(type);
+  const uint32_t size = vkdmlElementSizeInBytes(type);
   if (size == 0) throw std::invalid_argument("Unexpected DML_TENSOR_DATA_TYPE");
   if (count > UINT32_MAX) throw std::invalid_argument("Buffer size is too large");
   if (count * size > bytes.size()) throw std::invalid_argument("the resource holds fewer bytes than its values");

@@ -34,7 +34,7 @@ uint64_t add(DML_TENSOR_DATA_TYPE type, uint64_t v, uint64_t delta) {
       return v;
     }
     default: {
-      uint32_t size = DMLElementSizeInBytes(type);
+      uint32_t size = vkdmlElementSizeInBytes(type);
       uint64_t sum = v + delta;
       return size == 8 ? sum : sum & ((uint64_t(1) << (8 * size)) - 1);
     }
@@ -49,7 +49,7 @@ void put(uint8_t* out, uint64_t bits, size_t from, size_t count) {
 }  // namespace
 
 ContentsWriter::ContentsWriter(const Resource& resource)
-    : r_(resource), elementSize_(DMLElementSizeInBytes(resource.dataType)) {
+    : r_(resource), elementSize_(vkdmlElementSizeInBytes(resource.dataType)) {
   if (const auto* sequence = std::get_if<SequenceInit>(&r_.init)) value_ = sequence->start;
 }
 

@@ -4,6 +4,19 @@
 
 #include <cstdio>
 
+// Descriptor code written for DirectML defines this helper itself (DirectML.h
+// has none); vkdml's header must not clash with it.
+inline UINT64 DMLCalcBufferTensorSize(DML_TENSOR_DATA_TYPE dataType, UINT dimensionCount, const UINT* sizes,
+                                      const UINT* strides) {
+  UINT64 last = 0, count = 1;
+  for (UINT i = 0; i < dimensionCount; ++i) {
+    count *= sizes[i];
+    if (strides) last += UINT64(sizes[i] - 1) * strides[i];
+  }
+  const UINT64 bytes = (strides ? last + 1 : count) * (dataType == DML_TENSOR_DATA_TYPE_FLOAT32 ? 4 : 1);
+  return (bytes + 3) & ~UINT64(3);
+}
+
 int main() {
   auto device = vkdml::Device::create();
   UINT inSizes[4] = {1, 1, 2, 2}, outSizes[4] = {1, 1, 2, 6};
