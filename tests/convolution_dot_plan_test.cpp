@@ -167,9 +167,17 @@ TEST_CASE("convolution plan: the dot path's kernel") {
   vkdml::CompileOptions wrong;
   wrong.dotKernel = static_cast<DotKernel>(7);
   CHECK_THROWS_AS(test::device().compileOperator(test::device().createOperator(layer.desc()), wrong), vkdml::Error);
+  // Read when a Device is created: the narrow layer, portable under Auto on
+  // any device, takes the tiled kernel on a Device created with it set.
+  vkdml::CompileOptions dot;
+  dot.convolutionPath = vkdml::ConvolutionPath::DotProduct;
   {
     test::ScopedEnvironment environment("VKDML_DOT_KERNEL", "tiled");
-    CHECK(test::createDevice() != nullptr);
+    const std::shared_ptr<vkdml::Device> device = test::createDevice();
+    CHECK(device->compileOperator(device->createOperator(narrow.desc()), dot).kernelNames().back() == tiled);
   }
+  if (!std::getenv("VKDML_DOT_KERNEL"))
+    CHECK(test::device().compileOperator(test::device().createOperator(narrow.desc()), dot).kernelNames().back() ==
+          portable);
   test::expectRefusedAtDeviceCreation("VKDML_DOT_KERNEL", "fast");
 }

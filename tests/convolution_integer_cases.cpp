@@ -51,6 +51,7 @@ void runCase(const Case& c, std::mt19937_64& rng) {
   if (c.filterZeroPoint == ZeroPoint::PerTensorSymmetric) filterZeroPoint.set(0, c.filterType == I8 ? 0 : 128);
   Tensor* xz = c.inputZeroPoint == ZeroPoint::None ? nullptr : &inputZeroPoint;
   Tensor* wz = c.filterZeroPoint == ZeroPoint::None ? nullptr : &filterZeroPoint;
+  test::randomAlignment(rng, {&input, &filter, &output, xz, wz});
   const DML_OPERATOR_DESC& desc = conv.make(input, xz, filter, wz, output);
   if (c.owned) filter.buffer.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
   if (c.owned == 2)

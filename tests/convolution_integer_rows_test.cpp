@@ -14,8 +14,10 @@ namespace {
 // Runs `cases` with $VKDML_COOPMAT_ROWS at `rows` and the packing at
 // `packing`, on a Device made for them: only through a cooperative-matrix
 // path (forced, or Auto's on a device that has one), and not again through a
-// forced packing.
-void runWithRows(const char* rows, const char* packing, const std::vector<Case>& cases, uint64_t seed) {
+// forced packing. Written for those tiles, each case must take them
+// (`kernel`, a part of the GEMM's name) unless `kernel` is empty.
+void runWithRows(const char* rows, const char* packing, const std::vector<Case>& cases, uint64_t seed,
+                 const std::string& kernel) {
   const char* path = std::getenv("VKDML_CONVOLUTION_PATH");
   const vkdml::DeviceInfo& info = test::device().info();
   const bool coopmat =
@@ -28,6 +30,7 @@ void runWithRows(const char* rows, const char* packing, const std::vector<Case>&
   test::ScopedEnvironment rowsVariable("VKDML_COOPMAT_ROWS", rows);
   test::ScopedEnvironment packingVariable("VKDML_CONVOLUTION_PACKING", packing);
   test::ScopedDevice device;
+  test::ExpectKernel expected(kernel);
   runVariants(cases, rng);
 }
 
@@ -65,7 +68,7 @@ TEST_CASE("convolution_integer: tiles of 96 rows") {
       {case2d({1, 32, 20, 55}, {200, 32, 3, 3}, 1, 1, 1, 1, 1), case2d({2, 32, 17, 33}, {256, 32, 3, 3}, 1, 1, 1, 1, 1),
        case2d({1, 32, 66, 66}, {144, 32, 3, 3}, 2, 1, 1, 1, 1), case2d({1, 64, 34, 34}, {320, 32, 3, 3}, 1, 1, 1, 1, 2),
        case2d({2, 96, 24, 24}, {240, 96, 1, 1}, 1, 1, 0, 0, 1)},
-      141);
+      141, "_m96_");
 }
 
 // The cooperative-matrix kernel's tiles of 64 rows (the _w4_m64_n64
@@ -84,7 +87,7 @@ TEST_CASE("convolution_integer: tiles of 64 rows") {
       {case2d({1, 64, 14, 14}, {100, 64, 1, 1}, 1, 1, 0, 0, 1), case2d({3, 40, 6, 6}, {60, 40, 1, 1}, 1, 1, 0, 0, 1),
        case2d({1, 32, 12, 20}, {48, 32, 3, 3}, 1, 1, 1, 1, 1), case2d({1, 32, 15, 15}, {48, 32, 3, 3}, 1, 1, 1, 1, 1),
        case2d({1, 64, 28, 28}, {64, 64, 1, 1}, 2, 1, 0, 0, 1), case2d({1, 512, 7, 7}, {100, 512, 1, 1}, 1, 1, 0, 0, 1)},
-      142);
+      142, "_m64_");
 }
 
 // The same tiles where A comes channels-last (forced): 1100 rows of 3x3
@@ -97,13 +100,13 @@ TEST_CASE("convolution_integer: tiles of 64 rows, A channels-last") {
       {case2d({1, 32, 20, 55}, {48, 32, 3, 3}, 1, 1, 1, 1, 1), case2d({2, 64, 9, 9}, {64, 64, 3, 3}, 1, 1, 1, 1, 1),
        case2d({1, 32, 30, 30}, {40, 32, 3, 3}, 2, 1, 1, 1, 1), case2d({1, 64, 10, 10}, {64, 32, 3, 3}, 1, 1, 1, 1, 2),
        case2d({1, 256, 7, 7}, {60, 256, 3, 3}, 1, 1, 1, 1, 1)},
-      143);
+      143, "_m64_");
 }
 
 // The 64-row tiles over random shapes (kernels 1 to 7 wide, 1-D or 2-D,
 // strides, dilations and pads up to 3, up to 3 groups of at most 20
 // outputs, so that 4 warps take them), A gathered and channels-last.
 TEST_CASE("convolution_integer: tiles of 64 rows, random shapes") {
-  runWithRows("64", "0", randomCases(144, 4, false), 145);
-  runWithRows("64", "nhwc", randomCases(146, 4, true), 147);
+  runWithRows("64", "0", randomCases(144, 4, false), 145, "");
+  runWithRows("64", "nhwc", randomCases(146, 4, true), 147, "");
 }

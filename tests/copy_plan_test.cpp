@@ -154,6 +154,32 @@ TEST_CASE("copy plan: a CPU device copies long contiguous runs with transfer com
   }
 }
 
+// $VKDML_INDEX_BITS=64 (PlanDefaults::indexBits) gives the copy kernel
+// 64-bit offsets on tensors that need none, for the "index64:" reruns of
+// the data-movement tests; it is read when a Device is created.
+TEST_CASE("copy plan: $VKDML_INDEX_BITS=64 takes the 64-bit copy kernel whatever the footprint") {
+  constexpr auto F32 = DML_TENSOR_DATA_TYPE_FLOAT32;
+  using vkdml::CopyPath;
+  Slice flip(F32, {3, 32}, {3, 32}, {-1, 1});
+  vkdml::CompileOptions kernel;
+  kernel.copyPath = CopyPath::Kernel;
+  auto bits = [](const std::string& name) {  // copy_e<bytes>_i<bits>
+    REQUIRE(name.rfind("copy_e", 0) == 0);
+    return name.substr(name.rfind("_i") + 2);
+  };
+  vkdml::detail::PlanDefaults wide;
+  wide.indexBits = 64;
+  CHECK(bits(kernelName(planFor(flip.desc(), fullDevice(), kernel).at(0).kernel)) == "32");
+  CHECK(bits(kernelName(planFor(flip.desc(), fullDevice(), kernel, wide).at(0).kernel)) == "64");
+  for (const char* value : {"64", "auto"}) {
+    test::ScopedEnvironment environment("VKDML_INDEX_BITS", value);
+    const std::shared_ptr<vkdml::Device> device = test::createDevice();
+    CHECK(bits(device->compileOperator(device->createOperator(flip.desc()), kernel).kernelNames().at(0)) ==
+          (std::string(value) == "64" ? "64" : "32"));
+  }
+  for (const char* wrong : {"32", "128", "64 "}) test::expectRefusedAtDeviceCreation("VKDML_INDEX_BITS", wrong);
+}
+
 TEST_CASE("copy plan: DiagonalMatrix1 on a CPU device: the input or zeros whole then Value, or runs per row") {
   constexpr auto F32 = DML_TENSOR_DATA_TYPE_FLOAT32;
   using Fills = std::vector<std::array<uint64_t, 3>>;  // {offset, bytes, data}

@@ -29,6 +29,18 @@ std::string lower(std::string s) {
 
 }  // namespace
 
+// Every test counts a validation message as a failure, which means nothing
+// where the layers are missing: that is a failure too, unless turned off.
+TEST_CASE("device: the tests run with the validation layers on (VKDML_VALIDATION=0 turns them off)") {
+  const char* env = std::getenv("VKDML_VALIDATION");
+  if (env && std::string(env) == "0") {
+    MESSAGE("skipped: VKDML_VALIDATION=0");
+    return;
+  }
+  INFO("install the Khronos validation layer (vulkan-validationlayers, ./dev.sh deps) or set VKDML_VALIDATION=0");
+  CHECK(test::device().info().validationEnabled);
+}
+
 TEST_CASE("device: selection by index and by name substring") {
   std::vector<std::string> names = vkdml::Device::listPhysicalDevices();
   REQUIRE_FALSE(names.empty());

@@ -132,6 +132,7 @@ TEST_CASE("diagonal_matrix1: random bands over every type, rank 2 to 4, with and
         output.randomize(rng);
         Tensor input(type, sizes, strided ? test::randomStrides(rng, sizes, true) : std::vector<uint32_t>{});
         input.randomize(rng);
+        test::randomAlignment(rng, {&input, &output});
         int32_t begin = test::uniform(rng, 0, 1) ? edges[test::uniform(rng, 0, 10)]
                                                  : static_cast<int32_t>(test::uniform(rng, 0, 12)) - 6;
         int32_t end = test::uniform(rng, 0, 1) ? edges[test::uniform(rng, 0, 10)]
@@ -215,6 +216,7 @@ TEST_CASE("diagonal_matrix1: random unit-stride rows of 4- and 8-byte elements (
     Tensor output(type, sizes, rowStrides(sizes, false)), input(type, sizes, rowStrides(sizes, true));
     output.randomize(rng);
     input.randomize(rng);
+    test::randomAlignment(rng, {&input, &output});
     const uint64_t half = rng() & 0xFFFFFFFFu;
     int32_t begin = edges[test::uniform(rng, 0, 7)], end = edges[test::uniform(rng, 0, 7)];
     if (sizes[rank - 1] == 1) {  // a narrow band: Value in a few rows, the rest the input or zeros

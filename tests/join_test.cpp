@@ -64,6 +64,8 @@ void randomJoin(std::mt19937_64& rng, DML_TENSOR_DATA_TYPE type, uint32_t rank, 
   }
   Tensor output(type, outSizes, strided ? test::randomStrides(rng, outSizes, false) : std::vector<uint32_t>{});
   output.randomize(rng);
+  for (Tensor& input : inputs) test::randomAlignment(rng, {&input});
+  test::randomAlignment(rng, {&output});
   CAPTURE(axis);
   Join j;
   test::run(j.make(inputs, output, axis), pointers(inputs), {&output});

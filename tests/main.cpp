@@ -12,6 +12,9 @@
 // path's kernel whatever the shape would choose.
 // --copy-path=kernel sets $VKDML_COPY_PATH: data movement through the copy
 // kernel where a CPU device would take transfer commands.
+// --index-bits=64 sets $VKDML_INDEX_BITS: the data-movement operators'
+// kernels with 64-bit offsets, which only footprints past 2^32 elements
+// take otherwise.
 // --split-zeros=chunks sets $VKDML_SPLIT_ZEROS: a K split's chunks zero its
 // output on any device, waiting on each other; and $LP_NUM_THREADS=0, so
 // that lavapipe runs a dispatch's workgroups one after another and no wait
@@ -30,26 +33,26 @@ int& messagesOutsideTests();
 }  // namespace test
 
 int main(int argc, char** argv) {
+  // Each option sets the variable the library reads when a Device is created.
+  const struct {
+    const char* option;
+    const char* variable;
+  } options[] = {{"--convolution-path=", "VKDML_CONVOLUTION_PATH"},
+                 {"--convolution-packing=", "VKDML_CONVOLUTION_PACKING"},
+                 {"--copy-path=", "VKDML_COPY_PATH"},
+                 {"--dot-kernel=", "VKDML_DOT_KERNEL"},
+                 {"--index-bits=", "VKDML_INDEX_BITS"},
+                 {"--split-zeros=", "VKDML_SPLIT_ZEROS"}};
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
-    const char* option = "--convolution-path=";
-    const char* packing = "--convolution-packing=";
-    const char* copyPath = "--copy-path=";
-    const char* dotKernel = "--dot-kernel=";
-    const char* splitZeros = "--split-zeros=";
-    if (std::strncmp(argv[i], option, std::strlen(option)) == 0)
-      setenv("VKDML_CONVOLUTION_PATH", argv[i] + std::strlen(option), 1);
-    else if (std::strncmp(argv[i], packing, std::strlen(packing)) == 0)
-      setenv("VKDML_CONVOLUTION_PACKING", argv[i] + std::strlen(packing), 1);
-    else if (std::strncmp(argv[i], copyPath, std::strlen(copyPath)) == 0)
-      setenv("VKDML_COPY_PATH", argv[i] + std::strlen(copyPath), 1);
-    else if (std::strncmp(argv[i], dotKernel, std::strlen(dotKernel)) == 0)
-      setenv("VKDML_DOT_KERNEL", argv[i] + std::strlen(dotKernel), 1);
-    else if (std::strncmp(argv[i], splitZeros, std::strlen(splitZeros)) == 0) {
-      setenv("VKDML_SPLIT_ZEROS", argv[i] + std::strlen(splitZeros), 1);
-      setenv("LP_NUM_THREADS", "0", 1);
-    } else
-      args.push_back(argv[i]);
+    bool taken = false;
+    for (const auto& o : options)
+      if (std::strncmp(argv[i], o.option, std::strlen(o.option)) == 0) {
+        setenv(o.variable, argv[i] + std::strlen(o.option), 1);
+        if (std::strcmp(o.variable, "VKDML_SPLIT_ZEROS") == 0) setenv("LP_NUM_THREADS", "0", 1);
+        taken = true;
+      }
+    if (!taken) args.push_back(argv[i]);
   }
   if (const char* path = std::getenv("VKDML_CONVOLUTION_PATH")) {
     std::string missing = test::convolutionPathUnsupported();

@@ -177,6 +177,7 @@ void randomScatter(std::mt19937_64& rng, DML_TENSOR_DATA_TYPE type, DML_TENSOR_D
       indices.set(j * k + i, test::bitsOfInteger(indexType, c));
     }
   }
+  test::randomAlignment(rng, {&input, &indices, &updates, &output});
   ScatterNd s;
   test::run(s.make(input, indices, updates, output, inputDims, indicesDims), {&input, &indices, &updates}, {&output});
   test::expectSameElements(output, reference(input, indices, updates, inputDims));

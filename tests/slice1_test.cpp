@@ -100,6 +100,7 @@ TEST_CASE("slice1: random windows, negative strides and strided tensors, every t
         Tensor output(type, outSizes, stridedOut ? test::randomStrides(rng, outSizes, false) : std::vector<uint32_t>{});
         input.randomize(rng);
         output.randomize(rng);  // the gaps between strided elements must survive
+        test::randomAlignment(rng, {&input, &output});
         test::run(s.make(input, output), {&input}, {&output});
         test::expectSameElements(output, reference(s, input, output));
       }

@@ -1,9 +1,10 @@
 #include "support.hpp"
 
-#include "../runtime/core/internal.hpp"
+#include "kernel_checks.hpp"
 #include "recorded.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -182,6 +183,11 @@ std::vector<uint32_t> randomStrides(std::mt19937_64& rng, const std::vector<uint
   return strides;
 }
 
+void randomAlignment(std::mt19937_64& rng, std::initializer_list<Tensor*> tensors) {
+  for (Tensor* t : tensors)
+    if (t && uniform(rng, 0, 2) == 0) t->alignment = t->elementSize();
+}
+
 // ---------------------------------------------------------------- running
 
 namespace {
@@ -198,9 +204,19 @@ struct Placed {
   uint64_t size = 0;
 };
 
+// Where a binding starts: past the leading guard, at an offset that moves
+// from run to run in steps of the alignment the tensor promises (16 bytes
+// where it promises none), so code that assumes more than that is caught.
+uint64_t bindingOffset(uint32_t alignment, size_t index) {
+  static std::atomic<uint64_t> runs{0};
+  const uint64_t step = alignment ? alignment : DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT;
+  if (step >= kGuard) return step;
+  return kGuard + step * ((runs.fetch_add(1) * 5 + index) % (kGuard / step));
+}
+
 Placed place(Tensor& t, size_t index) {
   Placed p;
-  p.offset = std::max<uint64_t>(kGuard, t.alignment);
+  p.offset = bindingOffset(t.alignment, index);
   p.size = t.bytes.size();
   uint64_t total = p.offset + p.size + kGuard;
   p.before.resize(total);
@@ -217,6 +233,7 @@ Placed place(Tensor& t, size_t index) {
 Placed placeResource(uint64_t bytes, size_t index) {
   Tensor garbage;
   garbage.bytes.assign(bytes, 0xFF);
+  garbage.alignment = DML_TEMPORARY_BUFFER_ALIGNMENT;
   return place(garbage, index);
 }
 
@@ -260,55 +277,11 @@ std::string convolutionPathUnsupported() {
   return "";
 }
 
-namespace {
-// A convolution must have taken the path forced on it: the test's
-// compileOptions() where they name one (they take precedence), else
-// $VKDML_CONVOLUTION_PATH (otherwise the ctest entries that force a path
-// would test another one).
-void checkConvolutionPath(const vkdml::Operator& op, const vkdml::CompiledOperator& compiled) {
-  const vkdml::ConvolutionPath option = compileOptions().convolutionPath;
-  const char* path =
-      option != vkdml::ConvolutionPath::Auto ? vkdml::toString(option) : std::getenv("VKDML_CONVOLUTION_PATH");
-  if (!path || op.type() != DML_OPERATOR_CONVOLUTION_INTEGER) return;
-  // The GEMM is the last dispatch: packed operands come first, a K split
-  // across the grid of the cooperative-matrix kernel after a fill of zeros
-  // (unless a pack runs first: it zeroes the output itself), and a K too
-  // deep for one dispatch takes several of the same GEMM kernel.
-  const std::vector<std::string> kernels = compiled.kernelNames();
-  const std::string kernel = kernels.back(), forced = path;
-  auto has = [&](const char* part) { return kernel.find(part) != std::string::npos; };
-  INFO("kernel " << kernel << " for path " << forced);
-  const bool packs = kernels.front().rfind("convolution_integer_pack", 0) == 0;
-  // An owned filter packed alone is packed by the initializer.
-  const std::vector<std::string> initializer = compiled.initializerKernelNames();
-  const bool packedOnce = !initializer.empty() && initializer.front().rfind("convolution_integer_pack", 0) == 0;
-  // Or a GEMM that reads A in place from an input whose channels lie
-  // innermost (shader::A_FROM_INPUT) and B from the filter's rows packs nothing.
-  const auto& input = vkdml::detail::Access::plan(op).inputs.front().tensor;
-  const bool channelsInnermost = input && input->strides[1] == 1;
-  if (packs || packedOnce)
-    CHECK(has("_packed"));
-  else if (has("_packed"))
-    CHECK(channelsInnermost);
-  const size_t gemms = packs ? 1 : 0;
-  const bool zeroes = kernels.size() > gemms + 1 && kernels[gemms] == "fill";
-  if (zeroes) CHECK((has("coopmat") && kernels.size() == gemms + 2 && !packs));
-  for (size_t i = gemms + (zeroes ? 1 : 0); i < kernels.size(); ++i) CHECK(kernels[i] == kernel);
-  const char* packing = std::getenv("VKDML_CONVOLUTION_PACKING");
-  if (packing && std::string(packing) == "0") CHECK(!has("_packed"));
-  if (forced == "portable") CHECK((!has("_dot") && !has("coopmat")));
-  if (forced == "dot") CHECK(has("_dot"));
-  if (forced == "coopmat") CHECK(has("coopmat_nv"));
-  if (forced == "coopmat-emulated") CHECK(has("coopmat_emulated"));
-  if (forced == "coopmat-khr") CHECK(has("coopmat_khr"));
-}
-}  // namespace
-
 void run(const DML_OPERATOR_DESC& desc, const std::vector<Tensor*>& inputs, const std::vector<Tensor*>& outputs) {
   vkdml::Device& d = device();
   vkdml::Operator op = d.createOperator(desc);
   vkdml::CompiledOperator compiled = d.compileOperator(op, compileOptions());
-  checkConvolutionPath(op, compiled);
+  checkKernels(op, compiled);
   std::vector<Placed> placedInputs, placedOutputs;
   std::vector<vkdml::BufferBinding> inputBindings, outputBindings;
   placedInputs.reserve(inputs.size());
@@ -352,7 +325,8 @@ void run(const DML_OPERATOR_DESC& desc, const std::vector<Tensor*>& inputs, cons
     std::vector<uint8_t> after(placedInputs[i].before.size());
     placedInputs[i].buffer.download(after.data(), after.size());
     CHECK_MESSAGE(after == placedInputs[i].before, "owned input " << i << " or its guard regions changed");
-    placedInputs[i].buffer.fill(0x5A5A5A5Au, placedInputs[i].size & ~uint64_t(3), placedInputs[i].offset);
+    const std::vector<uint8_t> garbage(placedInputs[i].size, 0x5A);  // at any offset, unlike fill
+    placedInputs[i].buffer.upload(garbage.data(), garbage.size(), placedInputs[i].offset);
     inputBindings[i] = {};
   }
   // Every third run records the execution once with other bindings and

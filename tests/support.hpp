@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <random>
@@ -83,6 +84,12 @@ std::vector<uint32_t> packedStrides(const std::vector<uint32_t>& sizes);
 // random dimension order, and (for inputs) 0-stride broadcasts.
 std::vector<uint32_t> randomStrides(std::mt19937_64& rng, const std::vector<uint32_t>& sizes, bool allowBroadcast);
 
+// One time in three each, a tensor promises only its element size as
+// GuaranteedBaseOffsetAlignment, the least DirectML allows, and run() binds
+// it at an offset that is a multiple of that and no more. Call it before the
+// descriptor is made.
+void randomAlignment(std::mt19937_64& rng, std::initializer_list<Tensor*> tensors);
+
 // The options that run() (and the tests that compile for themselves) pass
 // to compileOperator.
 vkdml::CompileOptions& compileOptions();
@@ -97,6 +104,16 @@ struct KernelCopies {
   ~KernelCopies() { compileOptions().copyPath = previous; }
   KernelCopies(const KernelCopies&) = delete;
   KernelCopies& operator=(const KernelCopies&) = delete;
+};
+
+// While it lives, run() checks that a convolution's GEMM (its last kernel)
+// has `part` in its name: for the cases written to take one variant.
+struct ExpectKernel {
+  std::string previous;
+  explicit ExpectKernel(std::string part);
+  ~ExpectKernel();
+  ExpectKernel(const ExpectKernel&) = delete;
+  ExpectKernel& operator=(const ExpectKernel&) = delete;
 };
 
 // Device::create refuses `value` in the environment variable `variable` (a

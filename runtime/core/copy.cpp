@@ -113,7 +113,7 @@ CopyBox toVectors(CopyBox box, uint32_t elementSize) {
 }
 }  // namespace
 
-Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, uint64_t largestFootprint,
+Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, uint32_t indexBits,
                   uint32_t baseAlignment) {
   std::vector<CopyBox> boxes;
   for (const CopyBox& original : originals) boxes.push_back(collapse(original));
@@ -125,9 +125,8 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
     for (CopyBox& box : boxes) box = toVectors(box, elementSize);
   const uint32_t unit = vectors ? kVectorBytes : elementSize;
 
-  bool index64 = largestFootprint > (uint64_t(1) << 32);
   Dispatch d;
-  d.kernel = copyKernel(unit, index64 ? 64 : 32);
+  d.kernel = copyKernel(unit, indexBits);
   // copy.comp's loops per row besides the walk along it: the binary search
   // for the row's segment, then the decoding of its outer coordinates.
   uint32_t halvings = 0, maxRank = 1;
@@ -199,14 +198,15 @@ Dispatch planCopy(const std::vector<CopyBox>& originals, uint32_t elementSize, u
   return d;
 }
 
-Dispatch planOwnedCopy(uint32_t inputSlot, uint32_t outputSlot, uint64_t outputOffsetBytes, const TensorInfo& tensor) {
+Dispatch planOwnedCopy(uint32_t inputSlot, uint32_t outputSlot, uint64_t outputOffsetBytes, const TensorInfo& tensor,
+                       const PlanDefaults& defaults) {
   if (outputOffsetBytes % tensor.elementSize)
     throw Error(
         ErrorCode::Internal, "copy", "offset",
         concat("an owned input's copy at byte ", outputOffsetBytes, ", not a multiple of ", tensor.elementSize));
   CopyBox box = boxOf(tensor, tensor, inputSlot, outputSlot);
   box.outputOffset = outputOffsetBytes / tensor.elementSize;
-  return planCopy({box}, tensor.elementSize, box.outputOffset + tensor.footprintElements,
+  return planCopy({box}, tensor.elementSize, indexBitsFor(box.outputOffset + tensor.footprintElements, defaults),
                   std::min<uint32_t>(tensor.offsetAlignment, DML_PERSISTENT_BUFFER_ALIGNMENT));
 }
 
@@ -220,6 +220,13 @@ CopyPath copyPathFromEnvironment() {
   if (!env || !*env || std::string(env) == "auto") return CopyPath::Auto;
   if (std::string(env) == "kernel") return CopyPath::Kernel;
   throwInvalid("Device", "VKDML_COPY_PATH", concat("must be auto or kernel, not \"", env, "\""));
+}
+
+uint32_t indexBitsFromEnvironment() {
+  const char* env = std::getenv("VKDML_INDEX_BITS");
+  if (!env || !*env || std::string(env) == "auto") return 0;
+  if (std::string(env) == "64") return 64;
+  throwInvalid("Device", "VKDML_INDEX_BITS", concat("must be auto or 64, not \"", env, "\""));
 }
 
 bool transfersAllowed(const DeviceInfo& device, const CompileOptions& options, const PlanDefaults& defaults) {

@@ -37,11 +37,10 @@ CopyBox boxOf(const TensorInfo& input, const TensorInfo& output, uint32_t inputS
 // the end of the masked dimensions).
 CopyBox collapse(const CopyBox& box);
 
-// One dispatch copying every box; `largestFootprint` (in elements) picks
-// 32- or 64-bit offset arithmetic; `baseAlignment` is the smallest offset
+// One dispatch copying every box with 32- or 64-bit offset arithmetic
+// (`indexBits`, indexBitsFor); `baseAlignment` is the smallest offset
 // alignment promised for the tensors' bindings (TensorInfo::offsetAlignment).
-Dispatch planCopy(const std::vector<CopyBox>& boxes, uint32_t elementSize, uint64_t largestFootprint,
-                  uint32_t baseAlignment);
+Dispatch planCopy(const std::vector<CopyBox>& boxes, uint32_t elementSize, uint32_t indexBits, uint32_t baseAlignment);
 
 // One dispatch copying the elements of `tensor` (bound at `inputSlot`) to
 // `outputSlot` from byte `outputOffsetBytes` (a multiple of
@@ -49,7 +48,8 @@ Dispatch planCopy(const std::vector<CopyBox>& boxes, uint32_t elementSize, uint6
 // initializer's copy of an owned input into the persistent resource, which
 // executions then read as they would the input. Elements, not the
 // footprint's bytes: a footprint may span 2^32 elements and more.
-Dispatch planOwnedCopy(uint32_t inputSlot, uint32_t outputSlot, uint64_t outputOffsetBytes, const TensorInfo& tensor);
+Dispatch planOwnedCopy(uint32_t inputSlot, uint32_t outputSlot, uint64_t outputOffsetBytes, const TensorInfo& tensor,
+                       const PlanDefaults& defaults);
 
 // Makes a dispatch of planCopy with one box do nothing where, when it runs,
 // the box's input and output slots hold one address (an in-place execution:
@@ -81,6 +81,8 @@ constexpr uint64_t kMaxTransferCommands = uint64_t(1) << 16;
 // The Device's default copy path from $VKDML_COPY_PATH ("auto" or "kernel"):
 // InvalidArgument, naming the variable, for any other value.
 CopyPath copyPathFromEnvironment();
+// $VKDML_INDEX_BITS (PlanDefaults::indexBits): 0 for auto, or 64.
+uint32_t indexBitsFromEnvironment();
 
 }  // namespace detail
 }  // namespace vkdml

@@ -163,7 +163,18 @@ struct PlanDefaults {
   // does ($VKDML_SPLIT_ZEROS): Auto, the GEMM's chunks on a GPU and a fill
   // on a CPU device (shader::K_SPLIT_ZEROES); Fill or Chunks on any device.
   enum class SplitZeros { Auto, Fill, Chunks } splitZeros = SplitZeros::Auto;
+  // 64: the data-movement operators' kernels (copy, ScatterND,
+  // DiagonalMatrix1) take 64-bit offsets whatever their footprints
+  // ($VKDML_INDEX_BITS), so that tests run them on tensors that fit in
+  // memory; 0: where a footprint passes 2^32 elements.
+  uint32_t indexBits = 0;
 };
+
+// The offset width of a data-movement kernel over footprints of at most
+// `largestFootprint` elements.
+inline uint32_t indexBitsFor(uint64_t largestFootprint, const PlanDefaults& defaults) {
+  return largestFootprint > (uint64_t(1) << 32) || defaults.indexBits == 64 ? 64 : 32;
+}
 
 // The int8 fragment shapes (M x N x K) the KHR and emulated
 // cooperative-matrix kernels are compiled for (shaders/CMakeLists.txt), in

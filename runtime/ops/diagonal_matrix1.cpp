@@ -22,14 +22,14 @@ struct DiagonalMatrix1Plan : OperatorPlan {
                              const PlanDefaults& defaults) const override {
     if (transfersAllowed(device, options, defaults))
       if (auto transfers = planTransfer(device, options, defaults)) return *transfers;
-    bool index64 =
-        output.footprintElements > (uint64_t(1) << 32) || (input && input->footprintElements > (uint64_t(1) << 32));
+    const uint32_t indexBits =
+        indexBitsFor(std::max(output.footprintElements, input ? input->footprintElements : 0), defaults);
     DiagonalParams p = params;
     const LaneGrid grid = laneGrid(p.sizes[3], p.rows, 0);  // the kernel's one loop per row walks it
     p.columnShift = grid.columnShift;
     p.rowStride = grid.rowStride;
     Dispatch d;
-    d.kernel = diagonalMatrix1Kernel(output.elementSize, index64 ? 64 : 32);
+    d.kernel = diagonalMatrix1Kernel(output.elementSize, indexBits);
     shader::DiagonalMatrix1Constants constants;
     constants.WORKGROUP_SIZE = LaneGrid::kGroupSize;
     d.specialization = shader::specializationOf(constants);

@@ -17,7 +17,7 @@ struct JoinPlan : OperatorPlan {
   std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions& options,
                              const PlanDefaults& defaults) const override {
     if (auto transfer = planTransfer(boxes, elementSize, device, options, defaults)) return {*transfer};
-    return {planCopy(boxes, elementSize, largestFootprint, baseAlignment)};
+    return {planCopy(boxes, elementSize, indexBitsFor(largestFootprint, defaults), baseAlignment)};
   }
 };
 }  // namespace

@@ -86,6 +86,7 @@ PlanDefaults planDefaultsFromEnvironment() {
   PlanDefaults defaults;
   convolutionDefaultsFromEnvironment(defaults);
   defaults.copyPath = copyPathFromEnvironment();
+  defaults.indexBits = indexBitsFromEnvironment();
   return defaults;
 }
 

@@ -36,7 +36,7 @@ std::shared_ptr<OperatorPlan> createPlan(const DML_OPERATOR_DESC& desc);
 // The Device's defaults from $VKDML_CONVOLUTION_PATH,
 // $VKDML_CONVOLUTION_PACKING, $VKDML_DOT_KERNEL, $VKDML_DOT_TILE,
 // $VKDML_COOPMAT_ROWS, $VKDML_SPLIT_ZEROS (convolutionDefaultsFromEnvironment, defined with the
-// convolution's planner) and $VKDML_COPY_PATH (core/copy.hpp):
+// convolution's planner), $VKDML_COPY_PATH and $VKDML_INDEX_BITS (core/copy.hpp):
 // InvalidArgument, naming the variable, for a value they cannot take.
 PlanDefaults planDefaultsFromEnvironment();
 void convolutionDefaultsFromEnvironment(PlanDefaults& defaults);

@@ -83,10 +83,11 @@ struct ScatterNdPlan : OperatorPlan {
       box.maskedDims = dc - inputDims + k;  // leading 1s, then the indexed dimensions
       box.maskSlot = 4;
     }
-    Dispatch copy =
-        transfer ? *transfer
-                 : planCopy({box}, output.elementSize, std::max(input.footprintElements, output.footprintElements),
-                            std::min(input.offsetAlignment, output.offsetAlignment));
+    Dispatch copy = transfer
+                        ? *transfer
+                        : planCopy({box}, output.elementSize,
+                                   indexBitsFor(std::max(input.footprintElements, output.footprintElements), defaults),
+                                   std::min(input.offsetAlignment, output.offsetAlignment));
     // In place the copy would copy each element onto itself: skip it (the
     // kernel checks when it runs; Device::execute skips it when recording).
     copy.skipWhenSlotsAlias = inPlace;
@@ -130,8 +131,8 @@ struct ScatterNdPlan : OperatorPlan {
     const bool signedIndices =
         indices.dataType == DML_TENSOR_DATA_TYPE_INT32 || indices.dataType == DML_TENSOR_DATA_TYPE_INT64;
     Dispatch scatter;
-    scatter.kernel = scatterNdKernel(output.elementSize, indices.elementSize, signedIndices,
-                                     largest > (uint64_t(1) << 32) ? 64 : 32);
+    scatter.kernel =
+        scatterNdKernel(output.elementSize, indices.elementSize, signedIndices, indexBitsFor(largest, defaults));
     // scatter_nd.comp's loops: per tuple, the decoding of its position
     // (boxOffsets over the tuples' dimensions) and the reading of its k
     // coordinates; per slice element, the decoding of its position.

@@ -16,7 +16,8 @@ struct Slice1Plan : OperatorPlan {
   std::vector<Dispatch> plan(const DeviceInfo& device, const CompileOptions& options,
                              const PlanDefaults& defaults) const override {
     if (auto transfer = planTransfer({box}, output.elementSize, device, options, defaults)) return {*transfer};
-    return {planCopy({box}, output.elementSize, std::max(input.footprintElements, output.footprintElements),
+    return {planCopy({box}, output.elementSize,
+                     indexBitsFor(std::max(input.footprintElements, output.footprintElements), defaults),
                      std::min(input.offsetAlignment, output.offsetAlignment))};
   }
 };

@@ -130,7 +130,8 @@ PlannedOperator planOperator(Device& owner, const Device::Impl& device, const Op
       persistent = persistent.roundUp(DML_PERSISTENT_BUFFER_ALIGNMENT);
       owned.offset = persistent.get(plan.name, "persistent resource", "its size");
       persistent += tensor->totalBytes;
-      detail::Dispatch copy = detail::planOwnedCopy(i, detail::persistentSlot(tensorSlots), owned.offset, *tensor);
+      detail::Dispatch copy =
+          detail::planOwnedCopy(i, detail::persistentSlot(tensorSlots), owned.offset, *tensor, device.planDefaults);
       copy.initializer = true;
       ownedCopies.push_back(std::move(copy));
     }
