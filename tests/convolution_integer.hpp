@@ -67,6 +67,9 @@ struct Case {
   std::vector<uint32_t> inputStrides, filterStrides, outputStrides;
   // DML_TENSOR_FLAG_OWNED_BY_DML on FilterTensor (1), and on the zero points too (2).
   int owned = 0;
+  // The zero points' DimensionCount, 1 to 4 ({ [1], OC, [1], [1] } per
+  // channel); 0: the input's.
+  uint32_t zeroPointRank = 0;
 };
 
 std::string describe(const Case& c);
@@ -75,8 +78,9 @@ void runCase(const Case& c, std::mt19937_64& rng);
 // A 2-D case with square parameters.
 Case case2d(std::vector<uint32_t> input, std::vector<uint32_t> filter, uint32_t stride, uint32_t dilation,
             uint32_t pad0, uint32_t pad1, uint32_t groups);
-// Cycles the four signedness combinations and the zero-point modes over a
-// list of shapes so that each shape meets several of them.
+// Cycles the four signedness combinations, the zero-point modes and their
+// DimensionCounts (1 to 3, or the input's) over a list of shapes so that
+// each shape meets several of them.
 void runVariants(std::vector<Case> cases, std::mt19937_64& rng, bool strided = false);
 // A random case: 1 or 2 spatial dimensions, up to 3 groups of up to 9
 // channels and 20 outputs each, kernels 1 to 7 wide, strides, dilations and

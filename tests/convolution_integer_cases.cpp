@@ -21,7 +21,8 @@ std::string describe(const Case& c) {
          (c.strided ? ", strided" : "") + (c.inputStrides.empty() ? "" : ", input strides " + l(c.inputStrides)) +
          (c.filterStrides.empty() ? "" : ", filter strides " + l(c.filterStrides)) +
          (c.outputStrides.empty() ? "" : ", output strides " + l(c.outputStrides)) +
-         (c.owned ? ", owned by DML " + std::to_string(c.owned) : "");
+         (c.owned ? ", owned by DML " + std::to_string(c.owned) : "") +
+         (c.zeroPointRank ? ", zero points of " + std::to_string(c.zeroPointRank) + " dimensions" : "");
 }
 
 namespace {
@@ -41,11 +42,13 @@ void runCase(const Case& c, std::mt19937_64& rng) {
   Tensor input(c.inputType, c.input, c.inputStrides.empty() ? layout(c.input, true) : c.inputStrides);
   Tensor filter(c.filterType, c.filter, c.filterStrides.empty() ? layout(c.filter, true) : c.filterStrides);
   Tensor output(I32, outSizes, c.outputStrides.empty() ? layout(outSizes, false) : c.outputStrides);
-  std::vector<uint32_t> perChannel = ones(rank);
-  perChannel[1] = c.filter[0];
-  Tensor inputZeroPoint(c.inputType, ones(rank), layout(ones(rank), true));
-  Tensor filterZeroPoint(c.filterType, c.filterZeroPoint == ZeroPoint::PerChannel ? perChannel : ones(rank),
-                         layout(c.filterZeroPoint == ZeroPoint::PerChannel ? perChannel : ones(rank), true));
+  const size_t zeroPointRank = c.zeroPointRank ? c.zeroPointRank : rank;
+  std::vector<uint32_t> perChannel = ones(zeroPointRank);
+  perChannel[zeroPointRank == 1 ? 0 : 1] = c.filter[0];
+  const std::vector<uint32_t> perTensor = ones(zeroPointRank);
+  Tensor inputZeroPoint(c.inputType, perTensor, layout(perTensor, true));
+  Tensor filterZeroPoint(c.filterType, c.filterZeroPoint == ZeroPoint::PerChannel ? perChannel : perTensor,
+                         layout(c.filterZeroPoint == ZeroPoint::PerChannel ? perChannel : perTensor, true));
   for (Tensor* t : {&input, &filter, &output, &inputZeroPoint, &filterZeroPoint}) t->randomize(rng);
   if (c.inputZeroPoint == ZeroPoint::PerTensorSymmetric) inputZeroPoint.set(0, c.inputType == I8 ? 0 : 128);
   if (c.filterZeroPoint == ZeroPoint::PerTensorSymmetric) filterZeroPoint.set(0, c.filterType == I8 ? 0 : 128);
@@ -90,6 +93,7 @@ void runVariants(std::vector<Case> cases, std::mt19937_64& rng, bool strided) {
       c.filterZeroPoint = modes[i % 5][1];
       c.strided = strided;
       c.owned = static_cast<int>(i % 3);
+      c.zeroPointRank = i % 7 < 3 ? static_cast<uint32_t>(i % 7) + 1 : 0;  // 1 to 3, else the input's
       runCase(c, rng);
     }
   }

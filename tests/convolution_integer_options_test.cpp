@@ -27,6 +27,8 @@ TEST_CASE("convolution_integer: validation rules") {
   SUBCASE("InputTensor has 3 or 4 dimensions") {
     Tensor in5(U8, {1, 4, 5, 5, 1});
     test::expectInvalid(conv.make(in5, &xz, filter, &wz, output), "InputTensor.DimensionCount", {"3..4", "5"});
+    Tensor in2(U8, {1, 4});
+    test::expectInvalid(conv.make(in2, &xz, filter, &wz, output), "InputTensor.DimensionCount", {"3..4", "2"});
   }
   SUBCASE("FilterTensor has the input's DimensionCount") {
     Tensor f3(U8, {6, 2, 3});
@@ -104,9 +106,18 @@ TEST_CASE("convolution_integer: validation rules") {
     Tensor xz2(U8, {1, 2, 1, 1});
     test::expectInvalid(conv.make(input, &xz2, filter, &wz, output), "InputZeroPointTensor.Sizes[1]", {"1"});
   }
-  SUBCASE("InputZeroPointTensor has the input's DimensionCount") {
+  SUBCASE("the zero points have 1 to 4 dimensions, the same for both") {
+    Tensor xz5(U8, {1, 1, 1, 1, 1}), wz5(U8, {1, 6, 1, 1, 1});
+    test::expectInvalid(conv.make(input, &xz5, filter, nullptr, output), "InputZeroPointTensor.DimensionCount",
+                        {"1..4", "5"});
+    test::expectInvalid(conv.make(input, nullptr, filter, &wz5, output), "FilterZeroPointTensor.DimensionCount",
+                        {"1..4", "5"});
     Tensor xz1(U8, {1});
-    test::expectInvalid(conv.make(input, &xz1, filter, &wz, output), "InputZeroPointTensor.DimensionCount", {"4"});
+    test::expectInvalid(conv.make(input, &xz1, filter, &wz, output), "FilterZeroPointTensor.DimensionCount",
+                        {"InputZeroPointTensor.DimensionCount 1", "not 4"});
+    Tensor wz1(U8, {6});
+    CHECK_FALSE(vkdml::validate(conv.make(input, &xz1, filter, &wz1, output)).has_value());
+    CHECK_FALSE(vkdml::validate(conv.make(input, &xz1, filter, nullptr, output)).has_value());
   }
   SUBCASE("FilterZeroPointTensor is per tensor or per output channel") {
     Tensor wz3(U8, {1, 3, 1, 1});
@@ -116,11 +127,13 @@ TEST_CASE("convolution_integer: validation rules") {
     test::expectInvalid(conv.make(input, &xz, filter, &wzOther, output), "FilterZeroPointTensor.Sizes[2]");
     Tensor wzFirst(U8, {6, 1, 1, 1});
     test::expectInvalid(conv.make(input, &xz, filter, &wzFirst, output), "FilterZeroPointTensor.Sizes[0]");
-  }
-  SUBCASE("FilterZeroPointTensor has the input's DimensionCount") {
-    Tensor wz3(U8, {1, 6, 1});
-    test::expectInvalid(conv.make(input, &xz, filter, &wz3, output), "FilterZeroPointTensor.DimensionCount",
-                        {"4", "3"});
+    // { [1], OC, [1], [1] }: the channels second of 2 or more dimensions, alone of one.
+    Tensor wzPair(U8, {6, 1});
+    test::expectInvalid(conv.make(input, nullptr, filter, &wzPair, output), "FilterZeroPointTensor.Sizes[0]",
+                        {"{6,1}"});
+    Tensor wzOne(U8, {3});
+    test::expectInvalid(conv.make(input, nullptr, filter, &wzOne, output), "FilterZeroPointTensor.Sizes[0]",
+                        {"6", "{3}"});
   }
   SUBCASE("the output's batch is the input's") {
     Tensor o2(I32, {2, 6, 5, 5});

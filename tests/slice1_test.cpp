@@ -108,6 +108,18 @@ TEST_CASE("slice1: random windows, negative strides and strided tensors, every t
   }
 }
 
+TEST_CASE("slice1: an output interleaved without overlap") {
+  // {3, 2} of strides {2, 3}: offsets 0, 3, 2, 5, 4, 7, which no stride
+  // order separates; the gaps (offsets 1 and 6) must survive.
+  std::mt19937_64 rng(112);
+  Slice1 s{{1, 0}, {3, 2}, {1, 1}};
+  Tensor input(DML_TENSOR_DATA_TYPE_FLOAT32, {4, 2}), output(DML_TENSOR_DATA_TYPE_FLOAT32, {3, 2}, {2, 3});
+  input.randomize(rng);
+  output.randomize(rng);
+  test::run(s.make(input, output), {&input}, {&output});
+  test::expectSameElements(output, reference(s, input, output));
+}
+
 TEST_CASE("slice1: a tensor larger than the device's maxStorageBufferRange") {
   // 160 MiB of UINT32: beyond lavapipe's 128 MiB storage-buffer range, so the
   // window at the end is reachable only through device addresses.
@@ -200,6 +212,8 @@ TEST_CASE("slice1: validation rules") {
   SUBCASE("DimensionCount 1..8") {
     Slice1 t{{}, {}, {}};
     test::expectInvalid(t.make(input, output), "DimensionCount", {"0"});
+    Slice1 nine{std::vector<uint32_t>(9, 0), std::vector<uint32_t>(9, 1), std::vector<int32_t>(9, 1)};
+    test::expectInvalid(nine.make(input, output), "DimensionCount", {"1..8", "9"});
   }
   SUBCASE("output DimensionCount equals DimensionCount") {
     Tensor out3(DML_TENSOR_DATA_TYPE_FLOAT32, {1, 2, 3});
@@ -291,6 +305,9 @@ TEST_CASE("slice1: tensor descriptor rules") {
     s.make(input, output);
     input.buffer.DataType = DML_TENSOR_DATA_TYPE_UNKNOWN;
     test::expectInvalid(s.op, "InputTensor.DataType");
+    const uint32_t past = 12;  // one past the last type: written as its bits
+    std::memcpy(&input.buffer.DataType, &past, sizeof past);
+    test::expectInvalid(s.op, "InputTensor.DataType", {"12"});
   }
   SUBCASE("sizes >= 1") {
     s.make(input, output);
@@ -349,6 +366,16 @@ TEST_CASE("slice1: tensor descriptor rules") {
     test::expectInvalid(s.make(input, broadcast), "OutputTensor.Strides", {"overlap"});
     Tensor interleaved(DML_TENSOR_DATA_TYPE_FLOAT32, {4, 6}, {3, 1});
     test::expectInvalid(s.make(input, interleaved), "OutputTensor.Strides", {"overlap"});
+    // Interleaved without overlap (offsets 0, 3, 2, 5, 4, 7): listed, and allowed.
+    Slice1 small{{0, 0}, {3, 2}, {1, 1}};
+    Tensor smallInput(DML_TENSOR_DATA_TYPE_FLOAT32, {3, 2});
+    Tensor woven(DML_TENSOR_DATA_TYPE_FLOAT32, {3, 2}, {2, 3});
+    CHECK_FALSE(vkdml::validate(small.make(smallInput, woven)).has_value());
+    // The same weave under 2^19 blocks: too many elements to list, refused as unproven.
+    Slice1 large{{0, 0, 0}, {1u << 19, 3, 2}, {1, 1, 1}};
+    Tensor largeInput(DML_TENSOR_DATA_TYPE_FLOAT32, {1u << 19, 3, 2});
+    Tensor wovenLarge(DML_TENSOR_DATA_TYPE_FLOAT32, {1u << 19, 3, 2}, {8, 2, 3});
+    test::expectInvalid(large.make(largeInput, wovenLarge), "OutputTensor.Strides", {"overlap", "1048576"});
   }
   SUBCASE("DimensionCount of a tensor is 1..8") {
     s.make(input, output);

@@ -96,29 +96,36 @@ std::shared_ptr<OperatorPlan> createConvolutionInteger(const DML_CONVOLUTION_INT
                         channels / groups, ", not ", filter.sizes[1]));
   p->groups = groups;
 
-  // Zero points: the input's per tensor; the filter's per tensor or per
-  // output channel {1, OC, 1[, 1]}. Same DimensionCount as the input.
+  // Zero points (DirectML from feature level 4.0): 1 to 4 dimensions, the
+  // same for both; the input's per tensor, all 1; the filter's per tensor
+  // or per output channel, { [1], OC, [1], [1] }: all 1 but the channel
+  // dimension (zeroPointChannelDimension), which may be OC.
+  auto zeroPointRank = [&](const char* field, const TensorInfo& z) {
+    requireRank(kOp, field, z, 1, 4);
+    if (p->inputZeroPoint && z.rank != p->inputZeroPoint->rank)
+      throwInvalid(
+          kOp, concat(field, ".DimensionCount"),
+          concat("must equal InputZeroPointTensor.DimensionCount ", p->inputZeroPoint->rank, ", not ", z.rank));
+  };
   if (p->inputZeroPoint) {
     const TensorInfo& z = *p->inputZeroPoint;
-    if (z.rank != rank)
-      throwInvalid(kOp, "InputZeroPointTensor.DimensionCount",
-                   concat("must equal InputTensor.DimensionCount ", rank, ", not ", z.rank));
-    for (uint32_t i = 0; i < rank; ++i)
+    zeroPointRank("InputZeroPointTensor", z);
+    for (uint32_t i = 0; i < z.rank; ++i)
       if (z.sizes[i] != 1)
         throwInvalid(kOp, concat("InputZeroPointTensor.Sizes[", i, "]"),
                      concat("must be 1 (one zero point per tensor; Sizes ", z.shape(), ")"));
   }
   if (p->filterZeroPoint) {
     const TensorInfo& z = *p->filterZeroPoint;
-    if (z.rank != rank)
-      throwInvalid(kOp, "FilterZeroPointTensor.DimensionCount",
-                   concat("must equal InputTensor.DimensionCount ", rank, ", not ", z.rank));
-    for (uint32_t i = 0; i < rank; ++i) {
-      if (i == 1 && (z.sizes[1] == 1 || z.sizes[1] == outChannels)) continue;
-      if (i != 1 && z.sizes[i] == 1) continue;
-      throwInvalid(kOp, concat("FilterZeroPointTensor.Sizes[", i, "]"),
-                   concat("must be ", i == 1 ? concat("1 or the output channel count ", outChannels) : "1",
-                          " (sizes all 1 per tensor, {1,OC,1...} per output channel; Sizes ", z.shape(), ")"));
+    zeroPointRank("FilterZeroPointTensor", z);
+    const uint32_t c = zeroPointChannelDimension(z.rank);
+    for (uint32_t i = 0; i < z.rank; ++i) {
+      if (i == c && (z.sizes[c] == 1 || z.sizes[c] == outChannels)) continue;
+      if (i != c && z.sizes[i] == 1) continue;
+      throwInvalid(
+          kOp, concat("FilterZeroPointTensor.Sizes[", i, "]"),
+          concat("must be ", i == c ? concat("1 or the output channel count ", outChannels) : "1",
+                 " (sizes all 1 per tensor, { [1], OC, [1], [1] } per output channel; Sizes ", z.shape(), ")"));
     }
   }
 

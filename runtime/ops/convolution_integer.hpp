@@ -13,6 +13,13 @@ namespace detail {
 
 constexpr const char* kConvolutionIntegerOp = "DML_CONVOLUTION_INTEGER";
 
+// The dimension of a per-channel FilterZeroPointTensor that counts the
+// output channels: { [1], OC, [1], [1] }, the second of 2 to 4, the only
+// one of 1.
+constexpr uint32_t zeroPointChannelDimension(uint32_t rank) {
+  return rank == 1 ? 0 : 1;
+}
+
 struct ConvolutionIntegerPlan : OperatorPlan {
   TensorInfo input, filter, output;
   std::optional<TensorInfo> inputZeroPoint, filterZeroPoint;

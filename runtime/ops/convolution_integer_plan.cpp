@@ -63,8 +63,9 @@ std::vector<Dispatch> ConvolutionIntegerPlan::plan(const DeviceInfo& device, con
   if (inputZeroPoint) p.flags |= shader::HAS_INPUT_ZERO_POINT;
   if (filterZeroPoint) {
     p.flags |= shader::HAS_FILTER_ZERO_POINT;
-    // Per output channel: step along dimension 1; per tensor: one element.
-    p.filterZeroPointStride = filterZeroPoint->sizes[1] > 1 ? filterZeroPoint->strides[1] : 0;
+    // Per output channel: step along the channel dimension; per tensor: one element.
+    const uint32_t c = zeroPointChannelDimension(filterZeroPoint->rank);
+    p.filterZeroPointStride = filterZeroPoint->sizes[c] > 1 ? filterZeroPoint->strides[c] : 0;
   }
 
   if (input.dataType == DML_TENSOR_DATA_TYPE_INT8) p.flags |= shader::INPUT_SIGNED_FLAG;
