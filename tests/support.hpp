@@ -106,8 +106,9 @@ struct KernelCopies {
   KernelCopies& operator=(const KernelCopies&) = delete;
 };
 
-// While it lives, run() checks that a convolution's GEMM (its last kernel)
-// has `part` in its name: for the cases written to take one variant.
+// While it lives, run() checks that a convolution's GEMM (its last kernel),
+// where it is a cooperative-matrix kernel, has `part` in its name: for the
+// cases written to take one variant.
 struct ExpectKernel {
   std::string previous;
   explicit ExpectKernel(std::string part);
