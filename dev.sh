@@ -16,7 +16,7 @@
 #   ./dev.sh deps | build | install [prefix] | clean
 set -euo pipefail
 cd "$(dirname "$0")"
-PACKAGES="cmake ninja-build g++ libvulkan-dev libvulkan-volk-dev glslang-tools glslang-dev spirv-tools
+PACKAGES="cmake ninja-build g++ libvulkan-dev libvulkan-volk-dev glslang-tools spirv-tools
           doctest-dev nlohmann-json3-dev mesa-vulkan-drivers vulkan-validationlayers"
 FUZZ_PACKAGES="clang libclang-rt-dev"  # libFuzzer and the sanitizer runtimes
 JOBS=${JOBS:-$(nproc)}
@@ -192,5 +192,5 @@ case "$command" in
     fuzz_env "$FUZZER" --write-seeds fuzz/corpus ;;
   install) build; cmake --install build ${1:+--prefix "$1"} ;;
   clean) rm -rf build build-asan build-tsan build-fuzz ;;
-  *) sed -n '2,15p' "$0"; exit 2 ;;
+  *) sed -n '2,16p' "$0"; exit 2 ;;
 esac

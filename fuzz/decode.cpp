@@ -104,6 +104,23 @@ class Decoder {
     s.ownedSecondTable = options & 1;
     s.decoyShift = 1 + (options >> 1) % 4;
     s.decoyKept = options & 8;
+    s.otherPlan = options & 16;
+  }
+
+  // The byte after the schedule's: the compile options that compileOptions()
+  // leaves Auto, each now and then a value outside its enumeration. Zero
+  // leaves them all Auto.
+  void moreOptions() {
+    const uint8_t b = r_.byte();
+    vkdml::CompileOptions& o = c_.options;
+    if (b & 1) o.copyPath = vkdml::CopyPath::Kernel;
+    if (b >> 6 == 3) storeRaw(o.copyPath, 2u);
+    using K = vkdml::ConvolutionPacking;
+    const uint32_t packing = (b >> 1) & 7;
+    if (packing >= 1 && packing <= 4) o.convolutionPacking = static_cast<K>(packing);
+    if (packing == 5 || packing == 6) storeRaw(o.convolutionPacking, packing == 5 ? 5u : 0xFFFFFFFFu);
+    const uint32_t dot = (b >> 4) & 3;
+    if (dot) storeRaw(o.dotKernel, dot == 1 ? 1u : dot == 2 ? 2u : 3u);  // Portable, Tiled, none
   }
 
  private:
@@ -367,15 +384,24 @@ class Decoder {
       filter.push_back(kernel[i]);
       out.push_back(outSize[i]);
     }
+    // Zero points of the input's rank, or of 1, 2 or the other of 3 and 4
+    // dimensions (OutputChannelCount in the second, or the only, one); now and
+    // then the filter's of another rank than the input's, which is refused.
     const uint8_t zeroPoints = r_.byte();
-    std::vector<uint32_t> perTensor(spatial + 2, 1), perChannel = perTensor;
-    perChannel[1] = outChannels;
+    const uint32_t ranks[] = {spatial + 2, 1, 2, spatial + 2 == 3 ? 4u : 3u};
+    const uint32_t inputRank = ranks[zeroPoints / 6 % 4],
+                   filterRank = zeroPoints >= 240 ? 1 + inputRank % 4 : inputRank;
+    const std::vector<uint32_t> perTensor(inputRank, 1);
+    std::vector<uint32_t> perChannel(filterRank, 1);
+    perChannel[filterRank == 1 ? 0 : 1] = outChannels;
     DML_CONVOLUTION_INTEGER_OPERATOR_DESC d{};
     d.InputTensor = tensor(in, inputType);
     d.InputZeroPointTensor = zeroPoints % 2 ? tensor(perTensor, inputType) : nullptr;
     d.FilterTensor = tensor(filter, filterType);
     d.FilterZeroPointTensor =
-        zeroPoints / 2 % 3 ? tensor(zeroPoints / 2 % 3 == 1 ? perTensor : perChannel, filterType) : nullptr;
+        zeroPoints / 2 % 3
+            ? tensor(zeroPoints / 2 % 3 == 1 ? std::vector<uint32_t>(filterRank, 1) : perChannel, filterType)
+            : nullptr;
     d.OutputTensor = tensor(out, DML_TENSOR_DATA_TYPE_INT32);
     d.DimensionCount = count(spatial);
     d.Strides = array(steps, d.DimensionCount);
@@ -433,7 +459,8 @@ std::unique_ptr<Case> decode(const uint8_t* data, size_t size) {
   d.compileOptions();
   d.dataSeed();
   d.bindCalls();
-  d.schedule();  // last: what comes before keeps its meaning
+  d.schedule();  // after the rest: what comes before keeps its meaning
+  d.moreOptions();
   return c;
 }
 

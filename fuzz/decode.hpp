@@ -87,6 +87,10 @@ struct Schedule {
   // initializer recorded but never submitted initializes nothing; one
   // recorded before the execution in the same command buffer does.
   bool initializerOrder = false;
+  // Another plan: compiled again for another convolution path (Portable, or
+  // DotProduct where the first was Portable) and the other copy path,
+  // executed with the plain bindings; the output must be the plain one's.
+  bool otherPlan = false;
 };
 
 // One bindInputs (outputs = false) or bindOutputs call.

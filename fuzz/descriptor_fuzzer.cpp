@@ -40,9 +40,16 @@ using namespace fuzz;  // decode.hpp, layout.hpp, harness.hpp (finding, str, the
 std::shared_ptr<vkdml::Device>* gKeepLoaded = nullptr;
 constexpr uint64_t kRunsPerDevice = 50000;
 
-// decode.cpp also draws values outside the enumeration, which compile must reject.
-bool knownPath(vkdml::ConvolutionPath path) {
-  return static_cast<uint32_t>(path) <= static_cast<uint32_t>(vkdml::ConvolutionPath::CooperativeMatrixKHR);
+// decode.cpp also draws values outside the enumerations, which compile must
+// reject: the first such field in the order compileOperator checks them
+// (core/options.cpp), or null.
+const char* invalidOption(const vkdml::CompileOptions& o) {
+  auto past = [](auto value, auto last) { return static_cast<uint32_t>(value) > static_cast<uint32_t>(last); };
+  if (past(o.convolutionPath, vkdml::ConvolutionPath::CooperativeMatrixKHR)) return "CompileOptions.convolutionPath";
+  if (past(o.convolutionPacking, vkdml::ConvolutionPacking::ChannelsLast)) return "CompileOptions.convolutionPacking";
+  if (past(o.copyPath, vkdml::CopyPath::Kernel)) return "CompileOptions.copyPath";
+  if (past(o.dotKernel, vkdml::DotKernel::Tiled)) return "CompileOptions.dotKernel";
+  return nullptr;
 }
 
 const char* const kOutcomeNames[] = {"rejected", "not-compiled", "too-large", "not-bound", "not-executed", "executed"};
@@ -261,11 +268,22 @@ void Run::bindTemporary(vkdml::BindingTable& table, uint64_t bytes) {
 }
 
 // A temporary or persistent resource of the fuzzer's, full of garbage,
-// bound at offset 256 (resource()).
+// bound at offset kGuard (resource()) with kGuard bytes after it.
 vkdml::Buffer Run::resourceBuffer(uint64_t bytes) {
-  vkdml::Buffer b = device_.createBuffer(bytes + 256);
-  b.fill(0xFFFFFFFFu, (bytes + 256) & ~uint64_t(3));
+  vkdml::Buffer b = device_.createBuffer(bytes + 2 * kGuard);
+  b.fill(0xFFFFFFFFu, (bytes + 2 * kGuard) & ~uint64_t(3));
   return b;
+}
+
+// The bytes of a resourceBuffer around its bound range are as it filled them.
+void Run::checkResourceGuards(const vkdml::Buffer& b, uint64_t bytes, const char* what) const {
+  const uint64_t filled = (bytes + 2 * kGuard) & ~uint64_t(3);
+  std::vector<uint8_t> after(filled);
+  b.download(after.data(), filled);
+  for (uint64_t i = 0; i < filled; ++i)
+    if ((i < kGuard || i >= kGuard + bytes) && after[i] != 0xFF)
+      finding(str("the ", what, " resource's byte ", static_cast<int64_t>(i - kGuard), " (of ", bytes,
+                  " bound) changed: a write outside its binding"));
 }
 
 // DML_SCATTER_ND in place: the output bound exactly over InputTensor, with
@@ -332,9 +350,8 @@ std::vector<uint8_t> Run::checkExecution(const std::vector<uint8_t>& before) {
 
 Outcome Run::go() {
   const std::optional<vkdml::Error> verdict = vkdml::validate(c_.desc);
-  vkdml::Operator op;
   try {
-    op = device_.createOperator(c_.desc);
+    op_ = device_.createOperator(c_.desc);
   } catch (const vkdml::Error& e) {
     checkError(e, "createOperator");
     if (e.code() != vkdml::ErrorCode::InvalidArgument && e.code() != vkdml::ErrorCode::Unsupported)
@@ -348,28 +365,27 @@ Outcome Run::go() {
 
   for (const DML_TENSOR_DESC* in : c_.inputs) layouts_.push_back(fuzz::readLayout(in));
   layouts_.push_back(fuzz::readLayout(c_.output));
-  gCase = str("  operator ", op.name(), describe());
-  checkAccepted(op);
+  gCase = str("  operator ", op_.name(), describe());
+  checkAccepted(op_);
 
   try {
-    compiled_ = device_.compileOperator(op, c_.options);
+    compiled_ = device_.compileOperator(op_, c_.options);
   } catch (const vkdml::Error& e) {
     checkError(e, "compileOperator");
-    using P = vkdml::ConvolutionPath;
-    const P path = c_.options.convolutionPath;
-    const bool unsupportedPath =
-        e.code() == vkdml::ErrorCode::Unsupported &&
-        (path == P::DotProduct || path == P::CooperativeMatrix || path == P::CooperativeMatrixKHR);
-    const bool rejectedPath =
-        e.code() == vkdml::ErrorCode::InvalidArgument && !knownPath(path) &&
-        std::string_view(e.what()).find("CompileOptions.convolutionPath") != std::string_view::npos;
-    if (!unsupportedPath && !rejectedPath)
+    const vkdml::ConvolutionPath path = c_.options.convolutionPath;
+    // A path forced on a convolution where the device lists it not.
+    const bool unsupportedPath = e.code() == vkdml::ErrorCode::Unsupported &&
+                                 operatorType(c_.desc) == DML_OPERATOR_CONVOLUTION_INTEGER &&
+                                 path != vkdml::ConvolutionPath::Auto && !deviceHasPath(device_, path) &&
+                                 std::string_view(e.field()) == "CompileOptions.convolutionPath";
+    const bool rejectedOption = e.code() == vkdml::ErrorCode::InvalidArgument && invalidOption(c_.options) &&
+                                std::string_view(e.field()) == invalidOption(c_.options);
+    if (!unsupportedPath && !rejectedOption)
       finding(str("compileOperator failed (path ", vkdml::toString(path), "): ", e.what()));
     return Outcome::NotCompiled;
   }
-  if (!knownPath(c_.options.convolutionPath))  // checked for every operator (core/options.cpp)
-    finding(
-        str("compileOperator accepted CompileOptions.convolutionPath ", static_cast<int>(c_.options.convolutionPath)));
+  if (const char* field = invalidOption(c_.options))  // checked for every operator (core/options.cpp)
+    finding(str("compileOperator accepted ", field, " out of its enumeration"));
   gCase += "  executes:";  // its kernels and transfer commands (initializer aside)
   for (const std::string& name : compiled_.kernelNames()) gCase += " " + name;
   gCase += "\n";
@@ -407,6 +423,7 @@ Outcome Run::go() {
     checkError(e, "execute");
     return Outcome::NotExecuted;
   }
+  if (boundTemporary_) checkResourceGuards(temporary_, properties_.temporaryResourceSize, "temporary");
   runSchedules(checkExecution(before_));
   return Outcome::Executed;
 }

@@ -1,5 +1,6 @@
 #include "harness.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,7 +17,7 @@ const bool gVerbose = [] {
   return env && std::strcmp(env, "1") == 0;
 }();
 
-const char* const kScheduleNames[] = {"owned-inputs", "rebind-and-resubmit", "initializer-order"};
+const char* const kScheduleNames[] = {"owned-inputs", "rebind-and-resubmit", "initializer-order", "other-plan"};
 uint64_t gSchedules[static_cast<int>(ScheduleKind::Count)] = {};
 
 [[noreturn]] void finding(const std::string& what) {
@@ -40,6 +41,13 @@ uint32_t operatorType(const DML_OPERATOR_DESC& desc) {
   uint32_t bits;
   std::memcpy(&bits, &desc.Type, sizeof bits);
   return bits;
+}
+
+bool deviceHasPath(const vkdml::Device& device, vkdml::ConvolutionPath path) {
+  for (const vkdml::OperatorSupport& op : device.featureSupport().operators)
+    if (op.type == DML_OPERATOR_CONVOLUTION_INTEGER)
+      return std::find(op.convolutionPaths.begin(), op.convolutionPaths.end(), path) != op.convolutionPaths.end();
+  return false;
 }
 
 }  // namespace fuzz

@@ -51,6 +51,8 @@ std::string str(const Args&... args) {
 }
 
 uint32_t operatorType(const DML_OPERATOR_DESC& desc);  // the raw bits: the decoder stores any value
+// Whether Device::featureSupport lists the convolution path.
+bool deviceHasPath(const vkdml::Device& device, vkdml::ConvolutionPath path);
 
 inline uint64_t alignUp(uint64_t v, uint64_t a) {
   return (v + a - 1) / a * a;
@@ -60,7 +62,7 @@ inline uint64_t alignUp(uint64_t v, uint64_t a) {
 enum class Outcome { Rejected, NotCompiled, TooLarge, NotBound, NotExecuted, Executed, Count };
 
 // The schedules run after plain executions (fuzz::Schedule), counted for the summary.
-enum class ScheduleKind { Owned, Rebind, InitializerOrder, Count };
+enum class ScheduleKind { Owned, Rebind, InitializerOrder, OtherPlan, Count };
 extern const char* const kScheduleNames[static_cast<int>(ScheduleKind::Count)];
 extern uint64_t gSchedules[static_cast<int>(ScheduleKind::Count)];
 
@@ -83,6 +85,7 @@ class Run {
   std::optional<std::vector<vkdml::BufferBinding>> boundInputs_, boundOutputs_;
   vkdml::Buffer temporary_;
   bool boundTemporary_ = false;  // temporary_ bound (else the table's own)
+  vkdml::Operator op_;
   vkdml::CompiledOperator compiled_;
   vkdml::BindingProperties properties_;
   // After the plain execution: the buffer's bytes, and per output element
@@ -113,7 +116,8 @@ class Run {
   // The schedules (fuzz::Schedule, schedules.cpp).
   void restore();
   vkdml::Buffer resourceBuffer(uint64_t bytes);
-  vkdml::BufferBinding resource(const vkdml::Buffer& buffer, uint64_t bytes) const { return {&buffer, 256, bytes}; }
+  vkdml::BufferBinding resource(const vkdml::Buffer& buffer, uint64_t bytes) const { return {&buffer, kGuard, bytes}; }
+  void checkResourceGuards(const vkdml::Buffer& b, uint64_t bytes, const char* what) const;
   void findAmbiguousTargets();
   void compareWithPlain(const std::vector<uint8_t>& after, uint64_t shift, const char* what) const;
   void bindPlain(vkdml::BindingTable& table, const std::vector<vkdml::BufferBinding>& inputs);
@@ -121,6 +125,7 @@ class Run {
   void ownedSchedule();
   void rebindSchedule();
   void initializerOrderSchedule();
+  void otherPlanSchedule();
 };
 
 }  // namespace fuzz

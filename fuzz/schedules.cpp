@@ -150,12 +150,13 @@ void Run::runSchedules(std::vector<uint8_t> plainAfter) {
   const Schedule& s = c_.schedule;
   const bool owned = s.owned && anyOwned();
   const bool initializerOrder = s.initializerOrder && properties_.persistentResourceSize;
-  if (!owned && !s.rebind && !initializerOrder) return;
+  if (!owned && !s.rebind && !initializerOrder && !s.otherPlan) return;
   plainAfter_ = std::move(plainAfter);
   findAmbiguousTargets();
   if (owned) ownedSchedule();
   if (s.rebind) rebindSchedule();
   if (initializerOrder) initializerOrderSchedule();
+  if (s.otherPlan) otherPlanSchedule();
   gSchedule.clear();
 }
 
@@ -219,6 +220,7 @@ void Run::ownedSchedule() {
     mustAccept("Device::execute", [&] { device_.execute(compiled_, table); });
   }
   compareWithPlain(checkExecution(state), 0, "after the owned inputs were overwritten");
+  if (boundPersistent) checkResourceGuards(persistent, properties_.persistentResourceSize, "persistent");
 }
 
 // Rebind-and-resubmit: recorded into the fuzzer's command buffer with every
@@ -290,6 +292,9 @@ void Run::rebindSchedule() {
     std::vector<uint8_t> decoyAfter(decoyBytes);
     decoy.download(decoyAfter.data(), decoyAfter.size());
     compareWithPlain(decoyAfter, shift, "the first submission, into the decoy");
+    if (boundTemporary_) checkResourceGuards(decoyTemporary, properties_.temporaryResourceSize, "decoy temporary");
+    if (persistentMode == 2)
+      checkResourceGuards(decoyPersistent, properties_.persistentResourceSize, "decoy persistent");
   }
   mustAccept("bindInputs (rebound)", [&] { table.bindInputs(*boundInputs_); });
   mustAccept("bindOutputs (rebound)", [&] { table.bindOutputs(*boundOutputs_); });
@@ -317,6 +322,8 @@ void Run::rebindSchedule() {
                     static_cast<int64_t>(i - shift), "): it followed a stale binding"));
   }
   compareWithPlain(checkExecution(before_), 0, "the second submission, rebound");
+  if (boundTemporary_) checkResourceGuards(temporary_, properties_.temporaryResourceSize, "temporary");
+  if (persistentMode == 2) checkResourceGuards(persistent, properties_.persistentResourceSize, "persistent");
 }
 
 // The initializer's order (the table's own persistent resource): recorded
@@ -360,6 +367,41 @@ void Run::initializerOrderSchedule() {
   restore();
   mustAccept("Device::execute (the initializer has run)", [&] { device_.execute(compiled_, table); });
   compareWithPlain(checkExecution(before_), 0, "Device::execute after the initializer ran");
+}
+
+// Another plan: the same operator compiled for another convolution path
+// (Portable, or DotProduct where the plain one was Portable: other kernels)
+// and the other copy path (the copy kernel, or transfer commands where
+// lavapipe's Auto takes them), run with the plain bindings and tables' own
+// resources. Its output must be the plain one's, bit for bit.
+void Run::otherPlanSchedule() {
+  using P = vkdml::ConvolutionPath;
+  vkdml::CompileOptions options = c_.options;
+  options.convolutionPath = options.convolutionPath == P::Portable ? P::DotProduct : P::Portable;
+  options.copyPath = options.copyPath == vkdml::CopyPath::Kernel ? vkdml::CopyPath::Auto : vkdml::CopyPath::Kernel;
+  startSchedule(ScheduleKind::OtherPlan,
+                str("compiled again for path ", vkdml::toString(options.convolutionPath), ", copy path ",
+                    options.copyPath == vkdml::CopyPath::Kernel ? "kernel" : "auto", ", executed"));
+  vkdml::CompiledOperator other;
+  try {
+    other = device_.compileOperator(op_, options);
+  } catch (const vkdml::Error& e) {
+    checkError(e, "compileOperator (another plan)");
+    if (e.code() == vkdml::ErrorCode::Unsupported && !deviceHasPath(device_, options.convolutionPath))
+      return;  // DotProduct, where the device lacks it
+    finding(str("compileOperator refused another plan of what it compiled: ", e.what()));
+  }
+  gScheduleSteps += str(" (", other.kernelNames().size(), " kernels:");
+  for (const std::string& name : other.kernelNames()) gScheduleSteps += " " + name;
+  gScheduleSteps += ")";
+  restore();
+  vkdml::BindingTable table = other.createBindingTable();
+  mustAccept("bindInputs", [&] { table.bindInputs(*boundInputs_); });
+  mustAccept("bindOutputs", [&] { table.bindOutputs(*boundOutputs_); });
+  if (other.bindingProperties().persistentResourceSize)
+    mustAccept("Device::initialize", [&] { device_.initialize(other, table); });
+  mustAccept("Device::execute", [&] { device_.execute(other, table); });
+  compareWithPlain(checkExecution(before_), 0, "another plan");
 }
 
 }  // namespace fuzz

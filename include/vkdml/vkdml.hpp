@@ -518,8 +518,7 @@ class VKDML_API Device : public std::enable_shared_from_this<Device> {
 // Checks every rule for the descriptor; returns the first violation.
 VKDML_API std::optional<Error> validate(const DML_OPERATOR_DESC& desc);
 
-// What vkdml decides where the DirectML pages leave behaviour open
-// (../shared/spec/OPERATORS.md gives the reasons):
+// What vkdml decides where the DirectML pages leave behaviour open:
 //
 // DML_SCATTER_ND
 // - Indices of a signed type (INT32, INT64) may be negative: -1 is the last
