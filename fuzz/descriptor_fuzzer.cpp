@@ -78,12 +78,19 @@ void Run::checkAccepted(const vkdml::Operator& op) const {
     if (!desc) continue;  // an optional tensor left out
     if (!layouts_[slot]) finding(str("accepted ", slotName(slot), ", whose descriptor is not a readable tensor"));
     const Layout& t = *layouts_[slot];
-    if (t.footprintBytes > t.totalBytes)
+    if ((t.footprintBytes + 3) / 4 * 4 > t.totalBytes)
       finding(str("accepted ", slotName(slot), " with TotalTensorSizeInBytes ", t.totalBytes,
-                  " while its elements span ", fuzz::decimal(t.footprintBytes), " bytes"));
+                  " while its elements span ", fuzz::decimal(t.footprintBytes), " bytes (rounded up to 4)"));
     if (t.elementCount > 0xFFFFFFFFu)
       finding(
           str("accepted ", slotName(slot), " with ", fuzz::decimal(t.elementCount), " elements (at most 2^32 - 1)"));
+    for (uint32_t d = 0; d < t.rank; ++d)
+      if (t.sizes[d] == 0) finding(str("accepted ", slotName(slot), " with Sizes[", d, "] 0"));
+    if ((t.alignment & (t.alignment - 1)) || t.alignment < t.elementSize)
+      finding(str("accepted ", slotName(slot), " with GuaranteedBaseOffsetAlignment ", t.alignment,
+                  " (0, or a power of two no less than the element size)"));
+    if (t.flags & ~uint32_t(DML_TENSOR_FLAG_OWNED_BY_DML) || (slot == outputSlot() && t.flags))
+      finding(str("accepted ", slotName(slot), " with Flags ", t.flags));
   }
 }
 

@@ -59,6 +59,7 @@ std::optional<Layout> readLayout(const DML_TENSOR_DESC* desc) {
   }
   t.footprintBytes = t.elementCount == 0 ? 0 : saturatingMul(span + 1, t.elementSize);
   t.totalBytes = b->TotalTensorSizeInBytes;
+  t.flags = raw32(&b->Flags);
   t.alignment =
       b->GuaranteedBaseOffsetAlignment ? b->GuaranteedBaseOffsetAlignment : DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT;
   return t;

@@ -28,6 +28,7 @@ struct Layout {
   u128 footprintBytes = 0;  // (1 + sum (size-1)*stride) * elementSize: the bytes its elements span
   uint64_t totalBytes = 0;  // TotalTensorSizeInBytes
   uint32_t alignment = 0;   // GuaranteedBaseOffsetAlignment, 0 read as 16
+  uint32_t flags = 0;       // the raw bits
 
   bool sameLayout(const Layout& o) const;  // DataType, Sizes and strides
   // Calls f(byte offset of the element) for each element in row-major order.
