@@ -107,6 +107,8 @@ class Decoder {
     s.otherPlan = options & 16;
   }
 
+  void temporaryMisuse() { c_.temporaryMisuse = static_cast<uint8_t>(r_.byte() % 5); }
+
   // The byte after the schedule's: the compile options that compileOptions()
   // leaves Auto, each now and then a value outside its enumeration. Zero
   // leaves them all Auto.
@@ -461,6 +463,7 @@ std::unique_ptr<Case> decode(const uint8_t* data, size_t size) {
   d.bindCalls();
   d.schedule();  // after the rest: what comes before keeps its meaning
   d.moreOptions();
+  d.temporaryMisuse();
   return c;
 }
 

@@ -115,6 +115,10 @@ struct Case {
   uint64_t dataSeed = 0;  // the bytes placed in the buffers
   std::vector<BindCall> calls;
   Schedule schedule;
+  // Where the fuzzer binds a temporary resource of its own: before it, a
+  // binding that must be refused: 1 one byte short, 2 past its buffer's end,
+  // 3 over the output's range; or, 4, after it, none (the table's own again).
+  uint8_t temporaryMisuse = 0;
   size_t scheduleOffset = 0;  // where the schedule's bytes are read (past the input's end: it is plain)
 };
 

@@ -264,14 +264,36 @@ bool Run::owned(size_t slot) const {
 // own: a misaligned offset is refused, an aligned one accepted.
 void Run::bindTemporary(vkdml::BindingTable& table, uint64_t bytes) {
   temporary_ = resourceBuffer(bytes);
-  try {
-    table.bindTemporary({&temporary_, 16, bytes});
-    finding(str("bindTemporary accepted offset 16 (not a multiple of ", DML_TEMPORARY_BUFFER_ALIGNMENT, ")"));
-  } catch (const vkdml::Error& e) {
-    checkError(e, "bindTemporary");
+  auto refused = [&](const vkdml::BufferBinding& b, const char* what) {
+    try {
+      table.bindTemporary(b);
+      finding(str("bindTemporary accepted ", what, ": ", b.sizeInBytes, " bytes at offset ", b.offset));
+    } catch (const vkdml::Error& e) {
+      checkError(e, "bindTemporary");
+      if (e.code() != vkdml::ErrorCode::InvalidArgument) finding(str("bindTemporary refused ", what, ": ", e.what()));
+    }
+  };
+  refused({&temporary_, 16, bytes}, "an offset not a multiple of DML_TEMPORARY_BUFFER_ALIGNMENT");
+  const vkdml::BufferBinding& out = (*boundOutputs_)[0];
+  const uint64_t at = out.offset / DML_TEMPORARY_BUFFER_ALIGNMENT * DML_TEMPORARY_BUFFER_ALIGNMENT;
+  switch (c_.temporaryMisuse) {
+    case 1:
+      refused({&temporary_, kGuard, bytes - 1}, "a range short of temporaryResourceSize");
+      break;
+    case 2:
+      refused({&temporary_, 3 * kGuard, bytes}, "a range past its buffer's end");
+      break;
+    case 3:
+      if (out.buffer == &buffer_ && out.sizeInBytes)
+        refused({&buffer_, at, std::max(bytes, out.offset - at + out.sizeInBytes)}, "a range over the output's");
+      break;
   }
   table.bindTemporary(resource(temporary_, bytes));
   boundTemporary_ = true;
+  if (c_.temporaryMisuse == 4) {
+    table.bindTemporary({});  // the table's own again, allocated now
+    boundTemporary_ = false;
+  }
 }
 
 // A temporary or persistent resource of the fuzzer's, full of garbage,
