@@ -232,6 +232,16 @@ void Run::bind(vkdml::BindingTable& table, const fuzz::BindCall& call) {
     bindings.push_back(resolve(call.bindings[i], inGroup ? slot : slots()));
   }
   const char* name = call.outputs ? "bindOutputs" : "bindInputs";
+  const size_t expected = call.outputs ? 1 : outputSlot();
+  // Each slot its own region, which holds its tensor at its alignment, and
+  // the other side's bindings (if any) too: nothing overlaps, every rule holds.
+  bool plain = bindings.size() == expected && (call.outputs ? inputsPlain_ : outputsPlain_);
+  for (size_t i = 0; i < call.bindings.size(); ++i) {
+    const size_t slot = first + i;
+    plain = plain && call.bindings[i].kind == BindingChoice::Own &&
+            (slot >= slots() || !layouts_[slot] ||
+             (regionBytes(slot) == layouts_[slot]->totalBytes && layouts_[slot]->alignment <= kRegionAlignment));
+  }
   try {
     if (call.outputs)
       table.bindOutputs(bindings);
@@ -239,9 +249,10 @@ void Run::bind(vkdml::BindingTable& table, const fuzz::BindCall& call) {
       table.bindInputs(bindings);
   } catch (const vkdml::Error& e) {
     checkError(e, name);
+    if (plain) finding(str(name, " refused every slot bound to its own region: ", e.what()));
     return;  // the table keeps what it held
   }
-  const size_t expected = call.outputs ? 1 : outputSlot();
+  (call.outputs ? outputsPlain_ : inputsPlain_) = plain;
   if (bindings.size() != expected)
     finding(str(name, " accepted ", bindings.size(), " bindings for ", expected, " slots"));
   for (size_t i = 0; i < bindings.size(); ++i) checkBinding(bindings[i], first + i, name);

@@ -83,6 +83,8 @@ class Run {
   vkdml::Buffer buffer_;
   std::vector<uint8_t> before_;
   std::optional<std::vector<vkdml::BufferBinding>> boundInputs_, boundOutputs_;
+  // Each side's last accepted bind call bound every slot to its own region (or none was made).
+  bool inputsPlain_ = true, outputsPlain_ = true;
   vkdml::Buffer temporary_;
   bool boundTemporary_ = false;  // temporary_ bound (else the table's own)
   vkdml::Operator op_;
