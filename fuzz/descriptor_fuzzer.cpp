@@ -464,7 +464,9 @@ Outcome Run::go() {
     return Outcome::NotExecuted;
   }
   if (boundTemporary_) checkResourceGuards(temporary_, properties_.temporaryResourceSize, "temporary");
-  runSchedules(checkExecution(before_));
+  std::vector<uint8_t> after = checkExecution(before_);
+  if (operatorType(c_.desc) == DML_OPERATOR_SCATTER_ND) checkScatterValues(after);
+  runSchedules(std::move(after));
   return Outcome::Executed;
 }
 

@@ -120,7 +120,9 @@ class Run {
   vkdml::Buffer resourceBuffer(uint64_t bytes);
   vkdml::BufferBinding resource(const vkdml::Buffer& buffer, uint64_t bytes) const { return {&buffer, kGuard, bytes}; }
   void checkResourceGuards(const vkdml::Buffer& b, uint64_t bytes, const char* what) const;
+  std::vector<uint64_t> scatterTargets(uint32_t& first, uint32_t& k) const;
   void findAmbiguousTargets();
+  void checkScatterValues(const std::vector<uint8_t>& after) const;
   void compareWithPlain(const std::vector<uint8_t>& after, uint64_t shift, const char* what) const;
   void bindPlain(vkdml::BindingTable& table, const std::vector<vkdml::BufferBinding>& inputs);
   void runSchedules(std::vector<uint8_t> plainAfter);

@@ -63,30 +63,21 @@ void Run::restore() {
   buffer_.upload(before_.data(), bufferBytes_);
 }
 
-// DML_SCATTER_ND's targets that two index tuples name (as scatter_nd.comp
-// resolves them: a negative coordinate of a signed type counts from the end,
-// then each is clamped into its dimension): their elements are left out of
-// the comparisons, as the winner is unspecified.
-void Run::findAmbiguousTargets() {
-  ambiguous_.clear();
-  if (operatorType(c_.desc) != DML_OPERATOR_SCATTER_ND) return;
+// DML_SCATTER_ND's index tuples, in order, as scatter_nd.comp resolves them
+// (a negative coordinate of a signed type counts from the end, then each is
+// clamped into its dimension): the targets they name, row-major over the k
+// dimensions after `first`. Empty where the layout is not one vkdml accepts.
+std::vector<uint64_t> Run::scatterTargets(uint32_t& first, uint32_t& k) const {
   const auto& d = *static_cast<const DML_SCATTER_ND_OPERATOR_DESC*>(c_.desc.Desc);
   const Layout &indices = *layouts_[1], &out = *layouts_[outputSlot()];
-  const uint64_t elements = static_cast<uint64_t>(out.elementCount);
-  if (elements == 0) return;
   const uint32_t rank = out.rank;
-  const uint32_t k = indices.rank ? indices.sizes[indices.rank - 1] : 0;
-  if (indices.rank != rank || d.InputDimensionCount > rank || k == 0 || k > d.InputDimensionCount) {
-    ambiguous_.assign(elements, 1);  // not a layout vkdml accepts: compare nothing rather than guess
-    return;
-  }
-  const uint32_t first = rank - d.InputDimensionCount;
-  uint64_t targets = 1;
-  for (uint32_t i = 0; i < k; ++i) targets *= out.sizes[first + i];  // at most the output's elements
-  std::vector<uint8_t> hits(targets);
+  k = indices.rank ? indices.sizes[indices.rank - 1] : 0;
+  if (indices.rank != rank || d.InputDimensionCount > rank || k == 0 || k > d.InputDimensionCount) return {};
+  first = rank - d.InputDimensionCount;
   const bool isSigned =
       indices.dataType == DML_TENSOR_DATA_TYPE_INT32 || indices.dataType == DML_TENSOR_DATA_TYPE_INT64;
   const uint64_t base = (*boundInputs_)[1].offset;
+  std::vector<uint64_t> targets;
   uint64_t target = 0;
   uint32_t component = 0;
   indices.forEachElement([&](uint64_t at) {
@@ -103,18 +94,91 @@ void Run::findAmbiguousTargets() {
     }
     target = target * size + c;
     if (++component == k) {
-      if (hits[target] < 2) ++hits[target];
+      targets.push_back(target);
       target = 0;
       component = 0;
     }
   });
+  return targets;
+}
+
+// DML_SCATTER_ND's targets that two index tuples name: their elements are
+// left out of the comparisons with the plain execution, as the winner is
+// unspecified (checkScatterValues checks that it is one of them).
+void Run::findAmbiguousTargets() {
+  ambiguous_.clear();
+  if (operatorType(c_.desc) != DML_OPERATOR_SCATTER_ND) return;
+  const Layout& out = *layouts_[outputSlot()];
+  const uint64_t elements = static_cast<uint64_t>(out.elementCount);
+  if (elements == 0) return;
+  uint32_t first = 0, k = 0;
+  const std::vector<uint64_t> tuples = scatterTargets(first, k);
+  if (k == 0) {
+    ambiguous_.assign(elements, 1);  // not a layout vkdml accepts: compare nothing rather than guess
+    return;
+  }
+  uint64_t targets = 1;
+  for (uint32_t i = 0; i < k; ++i) targets *= out.sizes[first + i];  // at most the output's elements
+  std::vector<uint8_t> hits(targets);
+  for (uint64_t t : tuples)
+    if (hits[t] < 2) ++hits[t];
   ambiguous_.assign(elements, 0);
   std::array<uint32_t, DML_TENSOR_DIMENSION_COUNT_MAX1> coordinate{};
   for (uint64_t n = 0; n < elements; ++n) {
     uint64_t t = 0;
     for (uint32_t i = 0; i < k; ++i) t = t * out.sizes[first + i] + coordinate[first + i];
     ambiguous_[n] = hits[t] > 1;
-    for (uint32_t dim = rank; dim-- > 0;) {
+    for (uint32_t dim = out.rank; dim-- > 0;) {
+      if (++coordinate[dim] < out.sizes[dim]) break;
+      coordinate[dim] = 0;
+    }
+  }
+}
+
+// DML_SCATTER_ND's output after the plain execution against the operator's
+// definition: output = input, then output[indices[j]] = updates[j] (the
+// slice after the k indexed dimensions). Each element is the input's, or,
+// where tuples name its target, one of their updates'.
+void Run::checkScatterValues(const std::vector<uint8_t>& after) const {
+  const Layout &in = *layouts_[0], &updates = *layouts_[2], &out = *layouts_[outputSlot()];
+  uint32_t first = 0, k = 0;
+  const std::vector<uint64_t> tuples = scatterTargets(first, k);
+  if (k == 0 || out.elementCount == 0) return;
+  uint64_t targets = 1, slice = 1;
+  for (uint32_t i = 0; i < k; ++i) targets *= out.sizes[first + i];
+  for (uint32_t dim = first + k; dim < out.rank; ++dim) slice *= out.sizes[dim];
+  std::vector<std::vector<uint32_t>> writers(targets);
+  for (size_t j = 0; j < tuples.size(); ++j) writers[tuples[j]].push_back(static_cast<uint32_t>(j));
+  auto at = [](const Layout& t, const uint32_t* coordinate) {
+    uint64_t offset = 0;
+    for (uint32_t dim = 0; dim < t.rank; ++dim) offset += coordinate[dim] * t.strides[dim];
+    return offset * t.elementSize;
+  };
+  const uint64_t inBase = (*boundInputs_)[0].offset, updatesBase = (*boundInputs_)[2].offset,
+                 outBase = (*boundOutputs_)[0].offset;
+  std::array<uint32_t, DML_TENSOR_DIMENSION_COUNT_MAX1> coordinate{}, u{};
+  for (uint64_t n = 0; n < static_cast<uint64_t>(out.elementCount); ++n) {
+    uint64_t t = 0, s = 0;
+    for (uint32_t i = 0; i < k; ++i) t = t * out.sizes[first + i] + coordinate[first + i];
+    for (uint32_t dim = first + k; dim < out.rank; ++dim) s = s * out.sizes[dim] + coordinate[dim];
+    const uint8_t* got = &after[outBase + at(out, coordinate.data())];
+    bool match =
+        writers[t].empty() && std::memcmp(got, &before_[inBase + at(in, coordinate.data())], out.elementSize) == 0;
+    for (uint32_t j : writers[t]) {
+      uint64_t element = j * slice + s;  // the update's, row-major
+      for (uint32_t dim = updates.rank; dim-- > 0;) {
+        u[dim] = static_cast<uint32_t>(element % updates.sizes[dim]);
+        element /= updates.sizes[dim];
+      }
+      match = match || std::memcmp(got, &before_[updatesBase + at(updates, u.data())], out.elementSize) == 0;
+    }
+    if (!match)
+      finding(str("output element ", n, " is ", hexBytes(got, out.elementSize), ": ",
+                  writers[t].empty() ? "no index tuple names it, so it is the input's, "
+                                     : "index tuples name it, so it is one of their updates, ",
+                  writers[t].empty() ? hexBytes(&before_[inBase + at(in, coordinate.data())], out.elementSize)
+                                     : str(writers[t].size(), " of them, the first ", writers[t][0])));
+    for (uint32_t dim = out.rank; dim-- > 0;) {
       if (++coordinate[dim] < out.sizes[dim]) break;
       coordinate[dim] = 0;
     }
