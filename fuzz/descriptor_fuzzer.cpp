@@ -465,7 +465,7 @@ Outcome Run::go() {
   }
   if (boundTemporary_) checkResourceGuards(temporary_, properties_.temporaryResourceSize, "temporary");
   std::vector<uint8_t> after = checkExecution(before_);
-  if (operatorType(c_.desc) == DML_OPERATOR_SCATTER_ND) checkScatterValues(after);
+  checkValues(after);
   runSchedules(std::move(after));
   return Outcome::Executed;
 }

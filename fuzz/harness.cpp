@@ -43,6 +43,16 @@ uint32_t operatorType(const DML_OPERATOR_DESC& desc) {
   return bits;
 }
 
+std::string hexBytes(const uint8_t* p, uint32_t n) {
+  std::string text = "0x";
+  for (uint32_t i = n; i-- > 0;) {  // little-endian: the most significant byte first
+    char digits[3];
+    std::snprintf(digits, sizeof digits, "%02x", p[i]);
+    text += digits;
+  }
+  return text;
+}
+
 bool deviceHasPath(const vkdml::Device& device, vkdml::ConvolutionPath path) {
   for (const vkdml::OperatorSupport& op : device.featureSupport().operators)
     if (op.type == DML_OPERATOR_CONVOLUTION_INTEGER)

@@ -51,6 +51,8 @@ std::string str(const Args&... args) {
 }
 
 uint32_t operatorType(const DML_OPERATOR_DESC& desc);  // the raw bits: the decoder stores any value
+// An element's bytes as a little-endian hexadecimal number.
+std::string hexBytes(const uint8_t* p, uint32_t n);
 // Whether Device::featureSupport lists the convolution path.
 bool deviceHasPath(const vkdml::Device& device, vkdml::ConvolutionPath path);
 
@@ -122,6 +124,8 @@ class Run {
   void checkResourceGuards(const vkdml::Buffer& b, uint64_t bytes, const char* what) const;
   std::vector<uint64_t> scatterTargets(uint32_t& first, uint32_t& k) const;
   void findAmbiguousTargets();
+  // The output's values against the operator's definition (values.cpp).
+  void checkValues(const std::vector<uint8_t>& after) const;
   void checkScatterValues(const std::vector<uint8_t>& after) const;
   void compareWithPlain(const std::vector<uint8_t>& after, uint64_t shift, const char* what) const;
   void bindPlain(vkdml::BindingTable& table, const std::vector<vkdml::BufferBinding>& inputs);

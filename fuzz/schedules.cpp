@@ -38,16 +38,6 @@ void mustRefuse(const std::string& call, F&& f) {
   finding(str(call, " accepted"));
 }
 
-std::string hexBytes(const uint8_t* p, uint32_t n) {
-  std::string text = "0x";
-  for (uint32_t i = n; i-- > 0;) {  // little-endian: the most significant byte first
-    char digits[3];
-    std::snprintf(digits, sizeof digits, "%02x", p[i]);
-    text += digits;
-  }
-  return text;
-}
-
 // Names the schedule that runs now (for its findings), counts it.
 void startSchedule(ScheduleKind kind, const std::string& steps) {
   gSchedule = kScheduleNames[static_cast<int>(kind)];
@@ -128,56 +118,6 @@ void Run::findAmbiguousTargets() {
     uint64_t t = 0;
     for (uint32_t i = 0; i < k; ++i) t = t * out.sizes[first + i] + coordinate[first + i];
     ambiguous_[n] = hits[t] > 1;
-    for (uint32_t dim = out.rank; dim-- > 0;) {
-      if (++coordinate[dim] < out.sizes[dim]) break;
-      coordinate[dim] = 0;
-    }
-  }
-}
-
-// DML_SCATTER_ND's output after the plain execution against the operator's
-// definition: output = input, then output[indices[j]] = updates[j] (the
-// slice after the k indexed dimensions). Each element is the input's, or,
-// where tuples name its target, one of their updates'.
-void Run::checkScatterValues(const std::vector<uint8_t>& after) const {
-  const Layout &in = *layouts_[0], &updates = *layouts_[2], &out = *layouts_[outputSlot()];
-  uint32_t first = 0, k = 0;
-  const std::vector<uint64_t> tuples = scatterTargets(first, k);
-  if (k == 0 || out.elementCount == 0) return;
-  uint64_t targets = 1, slice = 1;
-  for (uint32_t i = 0; i < k; ++i) targets *= out.sizes[first + i];
-  for (uint32_t dim = first + k; dim < out.rank; ++dim) slice *= out.sizes[dim];
-  std::vector<std::vector<uint32_t>> writers(targets);
-  for (size_t j = 0; j < tuples.size(); ++j) writers[tuples[j]].push_back(static_cast<uint32_t>(j));
-  auto at = [](const Layout& t, const uint32_t* coordinate) {
-    uint64_t offset = 0;
-    for (uint32_t dim = 0; dim < t.rank; ++dim) offset += coordinate[dim] * t.strides[dim];
-    return offset * t.elementSize;
-  };
-  const uint64_t inBase = (*boundInputs_)[0].offset, updatesBase = (*boundInputs_)[2].offset,
-                 outBase = (*boundOutputs_)[0].offset;
-  std::array<uint32_t, DML_TENSOR_DIMENSION_COUNT_MAX1> coordinate{}, u{};
-  for (uint64_t n = 0; n < static_cast<uint64_t>(out.elementCount); ++n) {
-    uint64_t t = 0, s = 0;
-    for (uint32_t i = 0; i < k; ++i) t = t * out.sizes[first + i] + coordinate[first + i];
-    for (uint32_t dim = first + k; dim < out.rank; ++dim) s = s * out.sizes[dim] + coordinate[dim];
-    const uint8_t* got = &after[outBase + at(out, coordinate.data())];
-    bool match =
-        writers[t].empty() && std::memcmp(got, &before_[inBase + at(in, coordinate.data())], out.elementSize) == 0;
-    for (uint32_t j : writers[t]) {
-      uint64_t element = j * slice + s;  // the update's, row-major
-      for (uint32_t dim = updates.rank; dim-- > 0;) {
-        u[dim] = static_cast<uint32_t>(element % updates.sizes[dim]);
-        element /= updates.sizes[dim];
-      }
-      match = match || std::memcmp(got, &before_[updatesBase + at(updates, u.data())], out.elementSize) == 0;
-    }
-    if (!match)
-      finding(str("output element ", n, " is ", hexBytes(got, out.elementSize), ": ",
-                  writers[t].empty() ? "no index tuple names it, so it is the input's, "
-                                     : "index tuples name it, so it is one of their updates, ",
-                  writers[t].empty() ? hexBytes(&before_[inBase + at(in, coordinate.data())], out.elementSize)
-                                     : str(writers[t].size(), " of them, the first ", writers[t][0])));
     for (uint32_t dim = out.rank; dim-- > 0;) {
       if (++coordinate[dim] < out.sizes[dim]) break;
       coordinate[dim] = 0;

@@ -32,9 +32,9 @@ uint64_t tensorAddress(uint slot) { return BindingTable(pc.bindingsAddress).addr
 #elif ELEMENT_BYTES == 4
 #define STORAGE_T uint
 #define ELEMENT_T uint
-#elif ELEMENT_BYTES == 8
-#define STORAGE_T uvec2
-#define ELEMENT_T uvec2
+#elif ELEMENT_BYTES == 8  // one 64-bit access: a uvec2 store could tear (ScatterND's duplicate targets)
+#define STORAGE_T uint64_t
+#define ELEMENT_T uint64_t
 #elif ELEMENT_BYTES == 16  // contiguous runs moved as vectors (copy.comp)
 #define STORAGE_T uvec4
 #define ELEMENT_T uvec4

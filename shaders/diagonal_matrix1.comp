@@ -13,7 +13,7 @@ VKDML_SPECIALIZATION(DiagonalMatrix1Constants, VKDML_DIAGONAL_MATRIX1_CONSTANTS)
 
 ELEMENT_T valueBits(uvec2 v) {
 #if ELEMENT_BYTES == 8
-  return v;
+  return packUint2x32(v);
 #else
   return v.x;  // the host zero-extends Value's bytes
 #endif

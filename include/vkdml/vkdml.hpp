@@ -527,7 +527,9 @@ VKDML_API std::optional<Error> validate(const DML_OPERATOR_DESC& desc);
 //   coordinate by coordinate (reports say DirectML in ONNX Runtime does too). So
 //   no index, however wrong, reads or writes outside the bound buffers.
 //   Unsigned indices never wrap: UINT32 0xFFFFFFFF clamps to the last element.
-// - Two tuples naming one target: one of the writers wins, which is unspecified.
+// - Two tuples naming one target (invalid input, DirectML's page says): one of
+//   the writers wins, which is unspecified; each element is stored whole, in
+//   one access, so it is never part one writer's and part another's.
 // - In place: OutputTensor may be bound to the same buffer range as
 //   InputTensor when the two descriptors have the same layout (DataType,
 //   Sizes, and the same strides, given or packed); the copy of the input is
