@@ -55,11 +55,11 @@ class Decoder {
         break;
     }
     uint32_t type = kOperators[which % 5];
-    if (which >= 250)
+    if (perturbs(which >= 250))
       type = r_.pick<uint32_t>({DML_OPERATOR_INVALID, DML_OPERATOR_SLICE, DML_OPERATOR_SPLIT,
                                 DML_OPERATOR_DIAGONAL_MATRIX, DML_OPERATOR_GATHER_ND, 0xFFFFFFFF});
     storeRaw(c_.desc.Type, type);
-    if (r_.rarely(2)) c_.desc.Desc = nullptr;
+    if (perturbs(r_.rarely(2))) c_.desc.Desc = nullptr;
   }
 
   void compileOptions() {
@@ -129,6 +129,13 @@ class Decoder {
   ByteReader& r_;
   Case& c_;
 
+  // Marks the case as one that may break a rule (Case::perturbed) where
+  // `taken`, the branch that perturbs; returns it.
+  bool perturbs(bool taken) {
+    c_.perturbed = c_.perturbed || taken;
+    return taken;
+  }
+
   uint32_t edge() { return r_.rarely(32) ? r_.u32() : kEdges[r_.byte() % std::size(kEdges)]; }
 
   // A dimension: mostly 1..8, sometimes up to 256 or 65536, rarely any
@@ -157,17 +164,17 @@ class Decoder {
     const uint32_t n = std::min(declared, 64u);
     T* a = c_.storage.array<T>(n);
     for (uint32_t i = 0; i < n; ++i) a[i] = i < values.size() ? values[i] : 1;
-    if (n > 0 && r_.rarely(8)) {
+    if (n > 0 && perturbs(r_.rarely(8))) {
       const uint32_t at = r_.byte() % n;
       if constexpr (std::is_signed_v<T>)
         a[at] = kSignedEdges[r_.byte() % std::size(kSignedEdges)];
       else
         a[at] = edge();
     }
-    return r_.rarely(3) ? nullptr : a;
+    return perturbs(r_.rarely(3)) ? nullptr : a;
   }
   uint32_t count(uint32_t value) {
-    return r_.rarely(4) ? r_.pick<uint32_t>({0, 9, 0xFFFFFFFF, value + 1, value - 1}) : value;
+    return perturbs(r_.rarely(4)) ? r_.pick<uint32_t>({0, 9, 0xFFFFFFFF, value + 1, value - 1}) : value;
   }
 
   // Strides for `sizes`: none (packed), packed, padded, permuted, 0 in
@@ -185,8 +192,10 @@ class Decoder {
     uint64_t stride = padded ? r_.range(1, 2) : 1;
     for (uint32_t d : order) {
       s[d] = static_cast<UINT>(stride);  // a stride past 32 bits wraps: overlapping layouts
+      perturbs(stride > UINT32_MAX);
       stride = stride * sizes[d] + (padded ? r_.range(0, 3) : 0);
     }
+    perturbs(mode >= 208);
     if (mode >= 208 && mode < 224)
       for (uint32_t d = 0; d < n; ++d)
         if (r_.byte() & 1) s[d] = 0;
@@ -199,7 +208,7 @@ class Decoder {
   // A tensor of `sizes` and `dataType`, then perturbed. Null when the
   // bytes say so.
   const DML_TENSOR_DESC* tensor(std::vector<uint32_t> sizes, uint32_t dataType) {
-    if (r_.rarely(12)) {
+    if (perturbs(r_.rarely(12))) {
       const uint8_t what = r_.byte();
       const size_t at = r_.byte() % (sizes.size() + 1);
       if (what % 3 == 0 && at < sizes.size()) sizes[at] = r_.rarely(128) ? edge() : size();
@@ -209,13 +218,20 @@ class Decoder {
     const uint32_t declared = count(static_cast<uint32_t>(sizes.size()));
     const uint32_t n = std::min(declared, 64u);
     UINT* sizesArray = c_.storage.array<UINT>(n);
-    for (uint32_t i = 0; i < n; ++i) sizesArray[i] = i < sizes.size() ? sizes[i] : 1;
-    if (r_.rarely(10)) dataType = r_.rarely(128) ? r_.u32() : r_.range(0, 12);
+    u128 elements = 1;
+    for (uint32_t i = 0; i < n; ++i) {
+      sizesArray[i] = i < sizes.size() ? sizes[i] : 1;
+      elements *= sizesArray[i];
+      perturbs(sizesArray[i] == 0 || elements > UINT32_MAX);  // DirectML's limit of 2^32 - 1 elements
+    }
+    if (perturbs(r_.rarely(10))) dataType = r_.rarely(128) ? r_.u32() : r_.range(0, 12);
     const UINT* stridesArray = strides(sizesArray, n);
 
     const uint64_t exact = requiredBytes(dataType, sizesArray, n, stridesArray);
+    perturbs(exact > UINT64_MAX - 4);  // saturated: past 2^64 bytes
     uint64_t total = exact;
     const uint8_t sizing = r_.byte();
+    perturbs(sizing >= 216);
     if (sizing >= 200 && sizing < 216) total = exact + std::min<uint64_t>(UINT64_MAX - exact, r_.range(1, 64));
     if (sizing >= 216 && sizing < 232) total = exact - std::min<uint64_t>(exact, r_.range(1, 8));
     if (sizing >= 232 && sizing < 244) total = exact - (exact > 0 ? r_.range(0, 3) : 0);  // not rounded up to 4
@@ -223,26 +239,26 @@ class Decoder {
       total = r_.rarely(64) ? r_.u64() : r_.pick<uint64_t>({0, 1ull << 32, 1ull << 40, UINT64_MAX, UINT64_MAX - 3});
 
     uint32_t alignment = 0;
-    if (r_.rarely(24)) {
+    if (perturbs(r_.rarely(24))) {
       const uint8_t b = r_.byte();
       alignment = b < 208 ? 1u << (b % 13) : b < 240 ? r_.range(3, 100) : edge();
     }
     uint32_t flags = 0;
-    if (r_.rarely(8)) flags = r_.pick<uint32_t>({DML_TENSOR_FLAG_OWNED_BY_DML, 2, 3, 0x80000000u});
+    if (perturbs(r_.rarely(8))) flags = r_.pick<uint32_t>({DML_TENSOR_FLAG_OWNED_BY_DML, 2, 3, 0x80000000u});
 
     auto* b = c_.storage.array<DML_BUFFER_TENSOR_DESC>(1);
     storeRaw(b->DataType, dataType);
     storeRaw(b->Flags, flags);
     b->DimensionCount = declared;
-    b->Sizes = r_.rarely(2) ? nullptr : sizesArray;
+    b->Sizes = perturbs(r_.rarely(2)) ? nullptr : sizesArray;
     b->Strides = stridesArray;
     b->TotalTensorSizeInBytes = total;
     b->GuaranteedBaseOffsetAlignment = alignment;
     auto* t = c_.storage.array<DML_TENSOR_DESC>(1);
-    storeRaw(t->Type,
-             r_.rarely(2) ? r_.pick<uint32_t>({DML_TENSOR_TYPE_INVALID, 2, 0xFFFFFFFF}) : DML_TENSOR_TYPE_BUFFER);
-    t->Desc = r_.rarely(2) ? nullptr : b;
-    return r_.rarely(2) ? nullptr : t;
+    storeRaw(t->Type, perturbs(r_.rarely(2)) ? r_.pick<uint32_t>({DML_TENSOR_TYPE_INVALID, 2, 0xFFFFFFFF})
+                                             : DML_TENSOR_TYPE_BUFFER);
+    t->Desc = perturbs(r_.rarely(2)) ? nullptr : b;
+    return perturbs(r_.rarely(2)) ? nullptr : t;
   }
 
   template <typename Desc>
@@ -262,7 +278,7 @@ class Decoder {
       const uint32_t step = 1 + below(std::min(windows[i], 0x7FFFFFFFu));  // an INT
       steps[i] = r_.byte() & 1 ? -static_cast<int32_t>(step) : static_cast<int32_t>(step);
       out[i] = 1 + (windows[i] - 1) / step;
-      if (r_.rarely(12)) out[i] = r_.byte() & 1 ? out[i] + 1 : 1 + r_.byte() % out[i];  // too many / fewer
+      if (perturbs(r_.rarely(12))) out[i] = r_.byte() & 1 ? out[i] + 1 : 1 + r_.byte() % out[i];  // too many / fewer
     }
     DML_SLICE1_OPERATOR_DESC d{};
     d.InputTensor = tensor(in, type);
@@ -282,7 +298,7 @@ class Decoder {
     for (auto& s : sizes) s = size();
     const uint32_t axis = r_.byte() % n;
     const uint8_t b = r_.byte();
-    const uint32_t inputCount = b < 224 ? 1 + b % 4 : b < 252 ? 1 + b % 16 : 0;
+    const uint32_t inputCount = b < 224 ? 1 + b % 4 : perturbs(b >= 252) ? 0 : 1 + b % 16;
     auto* inputs = c_.storage.array<DML_TENSOR_DESC>(inputCount);
     uint64_t axisTotal = 0;
     for (uint32_t k = 0; k < inputCount; ++k) {
@@ -294,11 +310,12 @@ class Decoder {
       c_.inputs.push_back(&inputs[k]);
     }
     sizes[axis] = static_cast<uint32_t>(axisTotal);  // wraps past 2^32 - 1: a mismatch
+    perturbs(axisTotal > UINT32_MAX);
     DML_JOIN_OPERATOR_DESC d{};
     d.InputCount = inputCount;
-    d.InputTensors = r_.rarely(2) ? nullptr : inputs;
+    d.InputTensors = perturbs(r_.rarely(2)) ? nullptr : inputs;
     d.OutputTensor = tensor(sizes, type);
-    d.Axis = r_.rarely(8) ? edge() : axis;
+    d.Axis = perturbs(r_.rarely(8)) ? edge() : axis;
     c_.output = d.OutputTensor;
     setDesc(d);
   }
@@ -323,8 +340,8 @@ class Decoder {
     d.IndicesTensor = tensor(indices, indexType);
     d.UpdatesTensor = tensor(updates, type);
     d.OutputTensor = tensor(in, type);
-    d.InputDimensionCount = r_.rarely(8) ? edge() : inputDims;
-    d.IndicesDimensionCount = r_.rarely(8) ? edge() : indicesDims;
+    d.InputDimensionCount = perturbs(r_.rarely(8)) ? edge() : inputDims;
+    d.IndicesDimensionCount = perturbs(r_.rarely(8)) ? edge() : indicesDims;
     c_.inputs = {d.InputTensor, d.IndicesTensor, d.UpdatesTensor};
     c_.output = d.OutputTensor;
     c_.indicesInput = 1;
@@ -343,7 +360,7 @@ class Decoder {
     DML_DIAGONAL_MATRIX1_OPERATOR_DESC d{};
     d.InputTensor = r_.byte() & 1 ? nullptr : tensor(sizes, type);
     d.OutputTensor = tensor(sizes, type);
-    storeRaw(d.ValueDataType, r_.rarely(8) ? r_.range(0, 12) : type);
+    storeRaw(d.ValueDataType, perturbs(r_.rarely(8)) ? r_.range(0, 12) : type);
     const uint64_t value = r_.u64();
     std::memcpy(d.Value.Bytes, &value, sizeof value);
     d.DiagonalFillBegin = fill();
@@ -374,7 +391,7 @@ class Decoder {
       inSize[i] = (extent > pads ? extent - pads : 1) + r_.byte() % 8;
       if (r_.rarely(12)) inSize[i] = size();
       const uint64_t padded = uint64_t(inSize[i]) + pads;
-      outSize[i] = padded >= extent ? static_cast<uint32_t>((padded - extent) / steps[i] + 1) : 1;
+      outSize[i] = !perturbs(padded < extent) ? static_cast<uint32_t>((padded - extent) / steps[i] + 1) : 1;
     }
     const uint32_t inputType = r_.byte() & 1 ? DML_TENSOR_DATA_TYPE_INT8 : DML_TENSOR_DATA_TYPE_UINT8;
     const uint32_t filterType = r_.byte() & 1 ? DML_TENSOR_DATA_TYPE_INT8 : DML_TENSOR_DATA_TYPE_UINT8;
@@ -392,7 +409,7 @@ class Decoder {
     const uint8_t zeroPoints = r_.byte();
     const uint32_t ranks[] = {spatial + 2, 1, 2, spatial + 2 == 3 ? 4u : 3u};
     const uint32_t inputRank = ranks[zeroPoints / 6 % 4],
-                   filterRank = zeroPoints >= 240 ? 1 + inputRank % 4 : inputRank;
+                   filterRank = perturbs(zeroPoints >= 240) ? 1 + inputRank % 4 : inputRank;
     const std::vector<uint32_t> perTensor(inputRank, 1);
     std::vector<uint32_t> perChannel(filterRank, 1);
     perChannel[filterRank == 1 ? 0 : 1] = outChannels;
@@ -410,7 +427,7 @@ class Decoder {
     d.Dilations = array(dilations, d.DimensionCount);
     d.StartPadding = array(start, d.DimensionCount);
     d.EndPadding = array(end, d.DimensionCount);
-    d.GroupCount = r_.rarely(8) ? edge() : groups;
+    d.GroupCount = perturbs(r_.rarely(8)) ? edge() : groups;
     c_.inputs = {d.InputTensor, d.InputZeroPointTensor, d.FilterTensor, d.FilterZeroPointTensor};
     c_.output = d.OutputTensor;
     setDesc(d);

@@ -119,6 +119,9 @@ struct Case {
   // binding that must be refused: 1 one byte short, 2 past its buffer's end,
   // 3 over the output's range; or, 4, after it, none (the table's own again).
   uint8_t temporaryMisuse = 0;
+  // Whether the decoder took a branch that may break a rule (decode.cpp's
+  // perturbs()); a descriptor built without one must be accepted.
+  bool perturbed = false;
   size_t scheduleOffset = 0;  // where the schedule's bytes are read (past the input's end: it is plain)
 };
 

@@ -54,6 +54,7 @@ const char* invalidOption(const vkdml::CompileOptions& o) {
 
 const char* const kOutcomeNames[] = {"rejected", "not-compiled", "too-large", "not-bound", "not-executed", "executed"};
 uint64_t gOutcomes[static_cast<int>(Outcome::Count)] = {};
+uint64_t gUnperturbed = 0;  // cases whose descriptor was built by every rule (Case::perturbed)
 
 struct Splitmix {
   uint64_t state;
@@ -166,166 +167,6 @@ void Run::fillIndices(size_t slot, uint64_t seed) {
   });
 }
 
-vkdml::BufferBinding Run::resolve(const BindingChoice& choice, size_t slot) const {
-  if (slot >= slots() || !layouts_[slot]) {  // an extra binding, or a slot left out
-    if (choice.kind == BindingChoice::Own || choice.kind == BindingChoice::Nothing) return {};
-    return {&buffer_, 0, 16};
-  }
-  const Layout& t = *layouts_[slot];
-  const uint64_t offset = regions_[slot], size = t.totalBytes + choice.slack;
-  switch (choice.kind) {
-    case BindingChoice::Own:
-      return {&buffer_, offset, size};
-    case BindingChoice::Misaligned:
-      return {&buffer_, offset + 1 + choice.delta % std::max<uint32_t>(t.alignment - 1, 1), size};
-    case BindingChoice::TooSmall:
-      return {&buffer_, offset, t.totalBytes - std::min<uint64_t>(t.totalBytes, 1 + choice.delta % 8)};
-    case BindingChoice::OutOfRange:
-      switch (choice.delta % 4) {
-        case 0:
-          return {&buffer_, bufferBytes_ - alignUp(t.totalBytes, 16) + 16, size};
-        case 1:
-          return {&buffer_, offset, UINT64_MAX};
-        case 2:
-          return {&buffer_, UINT64_MAX & ~uint64_t(4095), size};
-        default:
-          return {&buffer_, bufferBytes_, size};
-      }
-    case BindingChoice::Alias: {
-      size_t other = choice.other % slots();
-      if (!layouts_[other]) other = slot;
-      return {&buffer_, regions_[other] + choice.delta, size};
-    }
-    case BindingChoice::Nothing:
-      return {};
-  }
-  return {};
-}
-
-// An accepted binding obeys the rules: bound where the tensor is present,
-// aligned, covering TotalTensorSizeInBytes, inside its buffer.
-void Run::checkBinding(const vkdml::BufferBinding& b, size_t slot, const char* call) const {
-  const std::optional<Layout>& t = layouts_[slot];
-  const std::string where = str(call, " accepted ", slotName(slot), " bound to [", b.offset, ", +", b.sizeInBytes, ")");
-  if (!t) {
-    if (b.buffer) finding(where + " while its descriptor leaves it out");
-    return;
-  }
-  if (!b.buffer) {
-    // With inputs owned by DML, bindInputs takes nothing for any input:
-    // record() and the initializer check what each needs.
-    if (!anyOwned()) finding(where + ": no buffer");
-    return;
-  }
-  if (b.offset % t->alignment) finding(str(where, ": offset not a multiple of ", t->alignment));
-  if (b.sizeInBytes < t->totalBytes) finding(str(where, ": below TotalTensorSizeInBytes ", t->totalBytes));
-  if (b.offset > bufferBytes_ || b.sizeInBytes > bufferBytes_ - b.offset)
-    finding(str(where, ": past the buffer's ", bufferBytes_, " bytes"));
-}
-
-void Run::bind(vkdml::BindingTable& table, const fuzz::BindCall& call) {
-  const size_t first = call.outputs ? outputSlot() : 0;
-  std::vector<vkdml::BufferBinding> bindings;
-  for (size_t i = 0; i < call.bindings.size(); ++i) {
-    const size_t slot = first + i;
-    const bool inGroup = call.outputs ? slot == outputSlot() : slot < outputSlot();
-    bindings.push_back(resolve(call.bindings[i], inGroup ? slot : slots()));
-  }
-  const char* name = call.outputs ? "bindOutputs" : "bindInputs";
-  const size_t expected = call.outputs ? 1 : outputSlot();
-  // Each slot its own region, which holds its tensor at its alignment, and
-  // the other side's bindings (if any) too: nothing overlaps, every rule holds.
-  bool plain = bindings.size() == expected && (call.outputs ? inputsPlain_ : outputsPlain_);
-  for (size_t i = 0; i < call.bindings.size(); ++i) {
-    const size_t slot = first + i;
-    plain = plain && call.bindings[i].kind == BindingChoice::Own &&
-            (slot >= slots() || !layouts_[slot] ||
-             (regionBytes(slot) == layouts_[slot]->totalBytes && layouts_[slot]->alignment <= kRegionAlignment));
-  }
-  try {
-    if (call.outputs)
-      table.bindOutputs(bindings);
-    else
-      table.bindInputs(bindings);
-  } catch (const vkdml::Error& e) {
-    checkError(e, name);
-    if (plain) finding(str(name, " refused every slot bound to its own region: ", e.what()));
-    return;  // the table keeps what it held
-  }
-  (call.outputs ? outputsPlain_ : inputsPlain_) = plain;
-  if (bindings.size() != expected)
-    finding(str(name, " accepted ", bindings.size(), " bindings for ", expected, " slots"));
-  for (size_t i = 0; i < bindings.size(); ++i) checkBinding(bindings[i], first + i, name);
-  (call.outputs ? boundOutputs_ : boundInputs_) = bindings;
-}
-
-// An input flagged DML_TENSOR_FLAG_OWNED_BY_DML (the descriptor was accepted, so readable).
-bool Run::anyOwned() const {
-  for (size_t slot = 0; slot < c_.inputs.size(); ++slot)
-    if (owned(slot)) return true;
-  return false;
-}
-
-bool Run::owned(size_t slot) const {
-  const DML_TENSOR_DESC* d = slot < c_.inputs.size() ? c_.inputs[slot] : nullptr;
-  return d && (static_cast<const DML_BUFFER_TENSOR_DESC*>(d->Desc)->Flags & DML_TENSOR_FLAG_OWNED_BY_DML);
-}
-
-// A temporary resource of the caller's, full of garbage, in a buffer of its
-// own: a misaligned offset is refused, an aligned one accepted.
-void Run::bindTemporary(vkdml::BindingTable& table, uint64_t bytes) {
-  temporary_ = resourceBuffer(bytes);
-  auto refused = [&](const vkdml::BufferBinding& b, const char* what) {
-    try {
-      table.bindTemporary(b);
-      finding(str("bindTemporary accepted ", what, ": ", b.sizeInBytes, " bytes at offset ", b.offset));
-    } catch (const vkdml::Error& e) {
-      checkError(e, "bindTemporary");
-      if (e.code() != vkdml::ErrorCode::InvalidArgument) finding(str("bindTemporary refused ", what, ": ", e.what()));
-    }
-  };
-  refused({&temporary_, 16, bytes}, "an offset not a multiple of DML_TEMPORARY_BUFFER_ALIGNMENT");
-  const vkdml::BufferBinding& out = (*boundOutputs_)[0];
-  const uint64_t at = out.offset / DML_TEMPORARY_BUFFER_ALIGNMENT * DML_TEMPORARY_BUFFER_ALIGNMENT;
-  switch (c_.temporaryMisuse) {
-    case 1:
-      refused({&temporary_, kGuard, bytes - 1}, "a range short of temporaryResourceSize");
-      break;
-    case 2:
-      refused({&temporary_, 3 * kGuard, bytes}, "a range past its buffer's end");
-      break;
-    case 3:
-      if (out.buffer == &buffer_ && out.sizeInBytes)
-        refused({&buffer_, at, std::max(bytes, out.offset - at + out.sizeInBytes)}, "a range over the output's");
-      break;
-  }
-  table.bindTemporary(resource(temporary_, bytes));
-  boundTemporary_ = true;
-  if (c_.temporaryMisuse == 4) {
-    table.bindTemporary({});  // the table's own again, allocated now
-    boundTemporary_ = false;
-  }
-}
-
-// A temporary or persistent resource of the fuzzer's, full of garbage,
-// bound at offset kGuard (resource()) with kGuard bytes after it.
-vkdml::Buffer Run::resourceBuffer(uint64_t bytes) {
-  vkdml::Buffer b = device_.createBuffer(bytes + 2 * kGuard);
-  b.fill(0xFFFFFFFFu, (bytes + 2 * kGuard) & ~uint64_t(3));
-  return b;
-}
-
-// The bytes of a resourceBuffer around its bound range are as it filled them.
-void Run::checkResourceGuards(const vkdml::Buffer& b, uint64_t bytes, const char* what) const {
-  const uint64_t filled = (bytes + 2 * kGuard) & ~uint64_t(3);
-  std::vector<uint8_t> after(filled);
-  b.download(after.data(), filled);
-  for (uint64_t i = 0; i < filled; ++i)
-    if ((i < kGuard || i >= kGuard + bytes) && after[i] != 0xFF)
-      finding(str("the ", what, " resource's byte ", static_cast<int64_t>(i - kGuard), " (of ", bytes,
-                  " bound) changed: a write outside its binding"));
-}
-
 // DML_SCATTER_ND in place: the output bound exactly over InputTensor, with
 // the same layout (include/vkdml/vkdml.hpp).
 bool Run::inPlace() const {
@@ -396,6 +237,7 @@ Outcome Run::go() {
     checkError(e, "createOperator");
     if (e.code() != vkdml::ErrorCode::InvalidArgument && e.code() != vkdml::ErrorCode::Unsupported)
       finding(str("createOperator failed with code ", static_cast<int>(e.code()), ": ", e.what()));
+    if (!c_.perturbed) finding(str("createOperator refused a descriptor built by every rule: ", e.what()));
     if (!verdict || verdict->field() != e.field())
       finding(
           str("validate() and createOperator disagree: ", verdict ? verdict->what() : "accepted", " vs ", e.what()));
@@ -461,6 +303,8 @@ Outcome Run::go() {
     device_.execute(compiled_, table);
   } catch (const vkdml::Error& e) {
     checkError(e, "execute");
+    if (inputsPlain_ && outputsPlain_)
+      finding(str("refused to execute with every slot bound to its own region: ", e.what()));
     return Outcome::NotExecuted;
   }
   if (boundTemporary_) checkResourceGuards(temporary_, properties_.temporaryResourceSize, "temporary");
@@ -499,6 +343,7 @@ Outcome runBytes(const uint8_t* data, size_t size) {
   std::unique_ptr<fuzz::Case> c = fuzz::decode(data, size);
   gCase = str("  operator type ", operatorType(c->desc), " (not accepted yet)\n");
   gSchedule.clear();
+  gUnperturbed += !c->perturbed;
   const Outcome outcome = Run(*c).go();
   ++gOutcomes[static_cast<int>(outcome)];
   if (gVerbose) std::fprintf(stderr, "%s\n", kOutcomeNames[static_cast<int>(outcome)]);
@@ -509,6 +354,7 @@ void printSummary() {
   std::fprintf(stderr, "descriptor_fuzzer outcomes:");
   for (int i = 0; i < static_cast<int>(Outcome::Count); ++i)
     std::fprintf(stderr, " %s %llu", kOutcomeNames[i], static_cast<unsigned long long>(gOutcomes[i]));
+  std::fprintf(stderr, "; built by every rule %llu", static_cast<unsigned long long>(gUnperturbed));
   std::fprintf(stderr, "; schedules after executions:");
   for (int i = 0; i < static_cast<int>(ScheduleKind::Count); ++i)
     std::fprintf(stderr, " %s %llu", kScheduleNames[i], static_cast<unsigned long long>(gSchedules[i]));

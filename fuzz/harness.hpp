@@ -1,11 +1,13 @@
 // What the descriptor fuzzer's files share: how a finding is reported (with
 // the running case), and one case's run (Run: the plain execution in
-// descriptor_fuzzer.cpp, the schedules after it in schedules.cpp).
+// descriptor_fuzzer.cpp, its bind calls and resources in bindings.cpp, the
+// schedules after it in schedules.cpp, the value checks in values.cpp).
 #pragma once
 
 #include <vkdml/vkdml.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -113,6 +115,9 @@ class Run {
   void checkBinding(const vkdml::BufferBinding& b, size_t slot, const char* call) const;
   bool inPlace() const;
   bool anyOwned() const;
+  void refuseMisuse(const char* call, const std::function<void(const vkdml::BufferBinding&)>& bind,
+                    const vkdml::Buffer& own, uint64_t bytes, uint64_t alignment,
+                    const vkdml::BufferBinding* bound) const;
   void bindTemporary(vkdml::BindingTable& table, uint64_t bytes);
   std::optional<size_t> inputUnderOutput() const;
   std::vector<uint8_t> checkExecution(const std::vector<uint8_t>& before);

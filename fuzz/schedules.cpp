@@ -56,13 +56,16 @@ void Run::restore() {
 // DML_SCATTER_ND's index tuples, in order, as scatter_nd.comp resolves them
 // (a negative coordinate of a signed type counts from the end, then each is
 // clamped into its dimension): the targets they name, row-major over the k
-// dimensions after `first`. Empty where the layout is not one vkdml accepts.
+// dimensions after `first`. A layout vkdml must have refused is a finding.
 std::vector<uint64_t> Run::scatterTargets(uint32_t& first, uint32_t& k) const {
   const auto& d = *static_cast<const DML_SCATTER_ND_OPERATOR_DESC*>(c_.desc.Desc);
   const Layout &indices = *layouts_[1], &out = *layouts_[outputSlot()];
   const uint32_t rank = out.rank;
   k = indices.rank ? indices.sizes[indices.rank - 1] : 0;
-  if (indices.rank != rank || d.InputDimensionCount > rank || k == 0 || k > d.InputDimensionCount) return {};
+  if (indices.rank != rank || d.InputDimensionCount > rank || k == 0 || k > d.InputDimensionCount)
+    finding(str("accepted DML_SCATTER_ND with IndicesTensor of ", indices.rank, " dimensions, the last of size ", k,
+                ", InputDimensionCount ", d.InputDimensionCount, " and an output of ", rank,
+                " (every tensor of one rank; the last size 1..InputDimensionCount)"));
   first = rank - d.InputDimensionCount;
   const bool isSigned =
       indices.dataType == DML_TENSOR_DATA_TYPE_INT32 || indices.dataType == DML_TENSOR_DATA_TYPE_INT64;
@@ -103,10 +106,6 @@ void Run::findAmbiguousTargets() {
   if (elements == 0) return;
   uint32_t first = 0, k = 0;
   const std::vector<uint64_t> tuples = scatterTargets(first, k);
-  if (k == 0) {
-    ambiguous_.assign(elements, 1);  // not a layout vkdml accepts: compare nothing rather than guess
-    return;
-  }
   uint64_t targets = 1;
   for (uint32_t i = 0; i < k; ++i) targets *= out.sizes[first + i];  // at most the output's elements
   std::vector<uint8_t> hits(targets);
@@ -190,6 +189,11 @@ void Run::ownedSchedule() {
   vkdml::Buffer persistent;
   if (boundPersistent) {
     persistent = resourceBuffer(properties_.persistentResourceSize);
+    const auto firstOwned = std::find_if(ownedOnly.begin(), ownedOnly.end(), [](auto& b) { return b.buffer; });
+    refuseMisuse(
+        "bindPersistent", [&](const vkdml::BufferBinding& b) { init.bindPersistent(b); }, persistent,
+        properties_.persistentResourceSize, DML_PERSISTENT_BUFFER_ALIGNMENT,
+        firstOwned == ownedOnly.end() ? nullptr : &*firstOwned);
     mustAccept("bindPersistent",
                [&] { init.bindPersistent(resource(persistent, properties_.persistentResourceSize)); });
   }

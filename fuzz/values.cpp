@@ -94,7 +94,6 @@ void Run::checkScatterValues(const std::vector<uint8_t>& after) const {
   const Layout &in = *layouts_[0], &updates = *layouts_[2], &out = *layouts_[outputSlot()];
   uint32_t first = 0, k = 0;
   const std::vector<uint64_t> tuples = scatterTargets(first, k);
-  if (k == 0 || out.elementCount == 0) return;
   uint64_t targets = 1, slice = 1;
   for (uint32_t i = 0; i < k; ++i) targets *= out.sizes[first + i];
   for (uint32_t dim = first + k; dim < out.rank; ++dim) slice *= out.sizes[dim];
