@@ -132,6 +132,7 @@ class Run {
   // The output's values against the operator's definition (values.cpp).
   void checkValues(const std::vector<uint8_t>& after) const;
   void checkScatterValues(const std::vector<uint8_t>& after) const;
+  void checkConvolutionValues(const std::vector<uint8_t>& after) const;
   void compareWithPlain(const std::vector<uint8_t>& after, uint64_t shift, const char* what) const;
   void bindPlain(vkdml::BindingTable& table, const std::vector<vkdml::BufferBinding>& inputs);
   void runSchedules(std::vector<uint8_t> plainAfter);

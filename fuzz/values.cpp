@@ -1,10 +1,9 @@
 // The output of a plain execution against each operator's definition
 // (../shared/spec/OPERATORS.md), computed by the fuzzer from the bytes the
-// inputs held: a check that no kernel of the library's takes part in. Only
-// DML_CONVOLUTION_INTEGER is left to the other-plan schedule (its portable
-// kernel against the others).
+// inputs held: a check that no kernel of the library's takes part in.
 #include <array>
 #include <cstring>
+#include <vector>
 
 #include "harness.hpp"
 
@@ -38,7 +37,7 @@ void forEachCoordinate(const Layout& t, F&& f) {
 void Run::checkValues(const std::vector<uint8_t>& after) const {
   const uint32_t type = operatorType(c_.desc);
   if (type == DML_OPERATOR_SCATTER_ND) return checkScatterValues(after);
-  if (type == DML_OPERATOR_CONVOLUTION_INTEGER) return;
+  if (type == DML_OPERATOR_CONVOLUTION_INTEGER) return checkConvolutionValues(after);
   const Layout& out = *layouts_[outputSlot()];
   const uint64_t outBase = (*boundOutputs_)[0].offset;
   const uint8_t zeros[8] = {};
@@ -123,6 +122,60 @@ void Run::checkScatterValues(const std::vector<uint8_t>& after) const {
                       ? str("no index tuple names it, so it is the input's, ", hexBytes(input, out.elementSize))
                       : str("index tuples name it (", writers[t].size(), ", the first ", writers[t][0],
                             "), so it is one of their updates")));
+  });
+}
+
+// DML_CONVOLUTION_INTEGER's output after the plain execution against a
+// direct loop over the definition: each element the sum, over its group's
+// input channels and the kernel's taps, of (input - input zero point) *
+// (filter - its output channel's zero point), padding holding the input
+// zero point, modulo 2^32 (fitsExecution bounds the loop).
+void Run::checkConvolutionValues(const std::vector<uint8_t>& after) const {
+  const auto& d = *static_cast<const DML_CONVOLUTION_INTEGER_OPERATOR_DESC*>(c_.desc.Desc);
+  const Layout &in = *layouts_[0], &filter = *layouts_[2], &out = *layouts_[outputSlot()];
+  auto value = [&](size_t slot, const Coordinate& c) -> int32_t {
+    const Layout& t = *layouts_[slot];
+    const uint8_t bits = before_[(*boundInputs_)[slot].offset + byteOffset(t, c.data())];
+    return t.dataType == DML_TENSOR_DATA_TYPE_INT8 ? static_cast<int8_t>(bits) : bits;
+  };
+  auto zeroPoints = [&](size_t slot) {  // row-major: one, or one per output channel
+    std::vector<int32_t> z;
+    if (layouts_[slot])
+      forEachCoordinate(*layouts_[slot], [&](uint64_t, const Coordinate& c) { z.push_back(value(slot, c)); });
+    else
+      z.push_back(0);
+    return z;
+  };
+  const std::vector<int32_t> inputZero = zeroPoints(1), filterZero = zeroPoints(3);
+  const uint32_t spatial = out.rank - 2, groupChannels = filter.sizes[1], groupOutputs = out.sizes[1] / d.GroupCount;
+  const uint64_t taps = static_cast<uint64_t>(filter.elementCount) / filter.sizes[0];
+  const uint64_t outBase = (*boundOutputs_)[0].offset;
+  forEachCoordinate(out, [&](uint64_t n, const Coordinate& o) {
+    const uint32_t oc = o[1];
+    const int32_t filterZeroPoint = filterZero[filterZero.size() == 1 ? 0 : oc];
+    Coordinate k{}, x = o;  // the filter's element (oc, channel, taps) and the input's it meets
+    k[0] = oc;
+    uint32_t sum = 0;
+    for (uint64_t t = 0; t < taps; ++t) {
+      x[1] = oc / groupOutputs * groupChannels + k[1];
+      bool inside = true;
+      for (uint32_t s = 0; s < spatial; ++s) {
+        const int64_t at = int64_t(o[2 + s]) * d.Strides[s] + int64_t(k[2 + s]) * d.Dilations[s] - d.StartPadding[s];
+        inside = inside && at >= 0 && at < in.sizes[2 + s];
+        x[2 + s] = static_cast<uint32_t>(at);
+      }
+      if (inside) sum += static_cast<uint32_t>((value(0, x) - inputZero[0]) * (value(2, k) - filterZeroPoint));
+      for (uint32_t dim = filter.rank; dim-- > 1;) {
+        if (++k[dim] < filter.sizes[dim]) break;
+        k[dim] = 0;
+      }
+    }
+    uint8_t want[4];
+    std::memcpy(want, &sum, sizeof want);  // little-endian
+    const uint8_t* got = &after[outBase + byteOffset(out, o.data())];
+    if (std::memcmp(got, want, sizeof want) != 0)
+      finding(str("output element ", n, " is ", hexBytes(got, 4), ", not ", hexBytes(want, 4),
+                  " (the convolution's sum over ", taps, " taps)"));
   });
 }
 
