@@ -105,6 +105,7 @@ class Decoder {
     s.decoyShift = 1 + (options >> 1) % 4;
     s.decoyKept = options & 8;
     s.otherPlan = options & 16;
+    s.rebindSome = static_cast<uint8_t>((options >> 5) % 3);
   }
 
   void temporaryMisuse() { c_.temporaryMisuse = static_cast<uint8_t>(r_.byte() % 5); }

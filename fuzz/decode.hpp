@@ -70,8 +70,8 @@ struct Schedule {
   bool ownedRecorded = false;         // the execution recorded into the fuzzer's command buffer, else Device::execute
   // Rebind-and-resubmit: recorded into the fuzzer's command buffer with the
   // table bound to a decoy buffer (the same bytes, `decoyShift` alignments
-  // further), submitted, every slot rebound to the real buffer, the decoy
-  // dropped, submitted again.
+  // further), submitted, the slots rebound to the real buffer (rebindSome),
+  // the decoy dropped, submitted again.
   bool rebind = false;
   // With a persistent resource: 0 the table's own, initialized with the
   // decoys bound; 1 the table's own, its initializer recorded before the
@@ -83,6 +83,10 @@ struct Schedule {
   // crash), refilled with other garbage, which the second submission must
   // leave alone.
   bool decoyKept = false;
+  // Which side the second submission rebinds: 0 every slot, 1 the inputs
+  // alone, 2 the output alone (the decoy kept, the other side left on it;
+  // the inputs' elements garbled on the side they are not bound to).
+  uint8_t rebindSome = 0;
   // Initializer order (a persistent resource, the table's own): an
   // initializer recorded but never submitted initializes nothing; one
   // recorded before the execution in the same command buffer does.

@@ -199,19 +199,33 @@ void Run::ownedSchedule() {
   }
   mustAccept("Device::initialize", [&] { device_.initialize(compiled_, init); });
 
-  // Garbage over the owned inputs' ranges, but where another input's elements lie.
-  std::vector<uint8_t> state = before_, otherInput(bufferBytes_, 0);
+  // Garbage over the owned inputs' ranges. An input not owned that reads
+  // bytes of one is bound instead to a mirror, a buffer holding the
+  // original bytes at the same offsets.
+  std::vector<uint8_t> state = before_, garbled(bufferBytes_, 0);
+  for (size_t slot = 0; slot < outputSlot(); ++slot) {
+    if (!layouts_[slot] || !owned(slot)) continue;
+    const uint64_t at = (*boundInputs_)[slot].offset;
+    for (uint64_t i = at; i < at + layouts_[slot]->totalBytes; ++i) {
+      state[i] = static_cast<uint8_t>(~state[i]);
+      garbled[i] = 1;
+    }
+  }
+  vkdml::Buffer mirror;
   for (size_t slot = 0; slot < outputSlot(); ++slot) {
     if (!layouts_[slot] || owned(slot)) continue;
     const uint64_t at = (*boundInputs_)[slot].offset;
     const uint64_t end = std::min<uint64_t>(bufferBytes_, at + static_cast<uint64_t>(layouts_[slot]->footprintBytes));
-    std::fill(otherInput.begin() + static_cast<long>(at), otherInput.begin() + static_cast<long>(end), 1);
-  }
-  for (size_t slot = 0; slot < outputSlot(); ++slot) {
-    if (!layouts_[slot] || !owned(slot)) continue;
-    const uint64_t at = (*boundInputs_)[slot].offset;
-    for (uint64_t i = at; i < at + layouts_[slot]->totalBytes; ++i)
-      if (!otherInput[i]) state[i] = static_cast<uint8_t>(~state[i]);
+    if (std::find(garbled.begin() + static_cast<long>(at), garbled.begin() + static_cast<long>(end), 1) ==
+        garbled.begin() + static_cast<long>(end))
+      continue;
+    if (!mirror) {
+      mirror = device_.createBuffer(alignUp(bufferBytes_, 4));
+      mirror.upload(before_.data(), bufferBytes_);
+      gScheduleSteps += str(", input ", slot, " (reading an owned input's bytes) bound to a mirror");
+      if (gVerbose) std::fprintf(stderr, "  input %zu bound to a mirror\n", slot);
+    }
+    inputs[slot].buffer = &mirror;
   }
   buffer_.upload(state.data(), bufferBytes_);
 
@@ -228,13 +242,42 @@ void Run::ownedSchedule() {
     mustAccept("Device::execute", [&] { device_.execute(compiled_, table); });
   }
   compareWithPlain(checkExecution(state), 0, "after the owned inputs were overwritten");
+  if (mirror) {
+    std::vector<uint8_t> after(bufferBytes_);
+    mirror.download(after.data(), bufferBytes_);
+    if (after != before_) finding("the execution wrote the mirror, bound to inputs alone");
+  }
   if (boundPersistent) checkResourceGuards(persistent, properties_.persistentResourceSize, "persistent");
+}
+
+// Every input element's bytes in `bytes` (the buffer's, `shift` bytes
+// further) inverted: what a stale input binding would then read.
+void Run::garbleInputs(std::vector<uint8_t>& bytes, uint64_t shift) const {
+  for (size_t slot = 0; slot < outputSlot(); ++slot) {
+    if (!layouts_[slot]) continue;
+    const uint64_t base = shift + (*boundInputs_)[slot].offset;
+    const Layout& t = *layouts_[slot];
+    t.forEachElement([&](uint64_t at) {
+      for (uint32_t b = 0; b < t.elementSize; ++b) bytes[base + at + b] = static_cast<uint8_t>(~bytes[base + at + b]);
+    });
+  }
+}
+
+// Per byte of the buffer: whether an output element occupies it.
+std::vector<uint8_t> Run::outputBytes() const {
+  std::vector<uint8_t> mask(bufferBytes_, 0);
+  const Layout& out = *layouts_[outputSlot()];
+  const uint64_t base = (*boundOutputs_)[0].offset;
+  out.forEachElement(
+      [&](uint64_t at) { std::fill_n(mask.begin() + static_cast<long>(base + at), out.elementSize, 1); });
+  return mask;
 }
 
 // Rebind-and-resubmit: recorded into the fuzzer's command buffer with every
 // slot bound to a decoy (another buffer holding the same bytes, further on),
-// submitted; then every slot rebound to the real buffer, the decoys dropped,
-// the same command buffer submitted again.
+// submitted; then the slots rebound to the real buffer (every one, or the
+// inputs alone, or the output alone), the decoys dropped or kept, the same
+// command buffer submitted again.
 void Run::rebindSchedule() {
   const Schedule& s = c_.schedule;
   uint64_t alignment = DML_PERSISTENT_BUFFER_ALIGNMENT;  // and the temporary resource's; powers of two
@@ -243,22 +286,27 @@ void Run::rebindSchedule() {
   if (alignment > kRegionAlignment) return;  // no binding of such a tensor was accepted
   const uint64_t shift = alignment * s.decoyShift;
   const int persistentMode = properties_.persistentResourceSize ? s.rebindPersistent : -1;
+  const bool rebindInputs = s.rebindSome != 2, rebindOutput = s.rebindSome != 1;
+  const bool kept = s.decoyKept || s.rebindSome;
   const char* const persistentModes[] = {
       ", the table's own persistent resource initialized with the decoys bound",
       ", the table's own persistent resource, its initializer recorded before the execution",
       ", a persistent resource of the fuzzer's initialized from the decoys, then one from the real inputs"};
-  startSchedule(ScheduleKind::Rebind, str("recorded with every slot bound to a decoy buffer ", shift,
-                                          " bytes further, submitted, rebound to the real buffer, the decoy ",
-                                          s.decoyKept ? "kept (refilled with garbage)" : "dropped", ", submitted again",
-                                          persistentMode >= 0 ? persistentModes[persistentMode] : ""));
+  const char* const rebound[] = {"every slot", "the inputs alone (their elements garbled in the decoy)",
+                                 "the output alone (the inputs' elements garbled in the real buffer)"};
+  startSchedule(ScheduleKind::Rebind,
+                str("recorded with every slot bound to a decoy buffer ", shift, " bytes further, submitted, ",
+                    rebound[s.rebindSome], " rebound to the real buffer, the decoy ",
+                    !kept          ? "dropped"
+                    : s.rebindSome ? "kept"
+                                   : "kept (refilled with garbage)",
+                    ", submitted again", persistentMode >= 0 ? persistentModes[persistentMode] : ""));
   restore();
   const uint64_t decoyBytes = alignUp(shift + bufferBytes_, 4);
   vkdml::Buffer decoy = device_.createBuffer(decoyBytes);
-  {
-    std::vector<uint8_t> bytes(decoyBytes, 0xC3);
-    std::copy(before_.begin(), before_.end(), bytes.begin() + static_cast<long>(shift));
-    decoy.upload(bytes.data(), bytes.size());
-  }
+  std::vector<uint8_t> decoyState(decoyBytes, 0xC3);
+  std::copy(before_.begin(), before_.end(), decoyState.begin() + static_cast<long>(shift));
+  decoy.upload(decoyState.data(), decoyBytes);
   auto decoys = [&](std::vector<vkdml::BufferBinding> list) {
     for (auto& b : list)
       if (b.buffer) b = {&decoy, b.offset + shift, b.sizeInBytes};
@@ -296,24 +344,28 @@ void Run::rebindSchedule() {
     });
   });
   commands.submitAndWait();
-  {
-    std::vector<uint8_t> decoyAfter(decoyBytes);
-    decoy.download(decoyAfter.data(), decoyAfter.size());
-    compareWithPlain(decoyAfter, shift, "the first submission, into the decoy");
-    if (boundTemporary_) checkResourceGuards(decoyTemporary, properties_.temporaryResourceSize, "decoy temporary");
-    if (persistentMode == 2)
-      checkResourceGuards(decoyPersistent, properties_.persistentResourceSize, "decoy persistent");
-  }
-  mustAccept("bindInputs (rebound)", [&] { table.bindInputs(*boundInputs_); });
-  mustAccept("bindOutputs (rebound)", [&] { table.bindOutputs(*boundOutputs_); });
+  std::vector<uint8_t> decoyAfter(decoyBytes);
+  decoy.download(decoyAfter.data(), decoyBytes);
+  compareWithPlain(decoyAfter, shift, "the first submission, into the decoy");
+  if (boundTemporary_) checkResourceGuards(decoyTemporary, properties_.temporaryResourceSize, "decoy temporary");
+  if (persistentMode == 2) checkResourceGuards(decoyPersistent, properties_.persistentResourceSize, "decoy persistent");
+
+  if (rebindInputs) mustAccept("bindInputs (rebound)", [&] { table.bindInputs(*boundInputs_); });
+  if (rebindOutput) mustAccept("bindOutputs (rebound)", [&] { table.bindOutputs(*boundOutputs_); });
   if (boundTemporary_)
     mustAccept("bindTemporary (rebound)",
                [&] { table.bindTemporary(resource(temporary_, properties_.temporaryResourceSize)); });
   if (persistentMode == 2)
     mustAccept("bindPersistent (rebound)",
                [&] { table.bindPersistent(resource(persistent, properties_.persistentResourceSize)); });
-  if (s.decoyKept) {
+  std::vector<uint8_t> state = before_;  // the real buffer's bytes before the second submission
+  if (s.rebindSome) {
+    garbleInputs(rebindInputs ? decoyState : state, rebindInputs ? shift : 0);
+    decoy.upload(decoyState.data(), decoyBytes);
+    buffer_.upload(state.data(), bufferBytes_);
+  } else if (s.decoyKept) {
     decoy.fill(0x5A5A5A5Au, decoyBytes);
+    std::fill(decoyState.begin(), decoyState.end(), 0x5A);
   } else {
     // The table held the decoys' last references (a command buffer holds none).
     decoy = {};
@@ -321,15 +373,30 @@ void Run::rebindSchedule() {
     decoyPersistent = {};
   }
   commands.submitAndWait();
-  if (s.decoyKept) {
-    std::vector<uint8_t> decoyAfter(decoyBytes);
+  if (kept) {
     decoy.download(decoyAfter.data(), decoyBytes);
+    std::vector<uint8_t> written(decoyBytes, 0);
+    if (!rebindOutput) {
+      compareWithPlain(decoyAfter, shift, "the second submission, into the decoy its output stayed bound to");
+      const std::vector<uint8_t> mask = outputBytes();
+      std::copy(mask.begin(), mask.end(), written.begin() + static_cast<long>(shift));
+    }
     for (uint64_t i = 0; i < decoyBytes; ++i)
-      if (decoyAfter[i] != 0x5A)
-        finding(str("the second submission, rebound, wrote byte ", i, " of the decoy buffer (the real buffer's byte ",
-                    static_cast<int64_t>(i - shift), "): it followed a stale binding"));
+      if (!written[i] && decoyAfter[i] != decoyState[i])
+        finding(str("the second submission wrote byte ", i, " of the decoy buffer (the real buffer's byte ",
+                    static_cast<int64_t>(i - shift),
+                    "), not an output element bound there: it followed a stale binding"));
   }
-  compareWithPlain(checkExecution(before_), 0, "the second submission, rebound");
+  if (rebindOutput) {
+    compareWithPlain(checkExecution(state), 0, "the second submission, rebound");
+  } else {
+    std::vector<uint8_t> after(bufferBytes_);
+    buffer_.download(after.data(), bufferBytes_);
+    for (uint64_t i = 0; i < bufferBytes_; ++i)
+      if (after[i] != state[i])
+        finding(
+            str("the second submission wrote byte ", i, " of the real buffer, its output still bound to the decoy"));
+  }
   if (boundTemporary_) checkResourceGuards(temporary_, properties_.temporaryResourceSize, "temporary");
   if (persistentMode == 2) checkResourceGuards(persistent, properties_.persistentResourceSize, "persistent");
 }
