@@ -251,16 +251,18 @@ void Run::ownedSchedule() {
 }
 
 // Every input element's bytes in `bytes` (the buffer's, `shift` bytes
-// further) inverted: what a stale input binding would then read.
+// further) inverted, once where inputs overlap: what a stale input binding
+// would then read.
 void Run::garbleInputs(std::vector<uint8_t>& bytes, uint64_t shift) const {
+  std::vector<uint8_t> read(bytes.size(), 0);
   for (size_t slot = 0; slot < outputSlot(); ++slot) {
     if (!layouts_[slot]) continue;
     const uint64_t base = shift + (*boundInputs_)[slot].offset;
     const Layout& t = *layouts_[slot];
-    t.forEachElement([&](uint64_t at) {
-      for (uint32_t b = 0; b < t.elementSize; ++b) bytes[base + at + b] = static_cast<uint8_t>(~bytes[base + at + b]);
-    });
+    t.forEachElement([&](uint64_t at) { std::fill_n(read.begin() + static_cast<long>(base + at), t.elementSize, 1); });
   }
+  for (size_t i = 0; i < bytes.size(); ++i)
+    if (read[i]) bytes[i] = static_cast<uint8_t>(~bytes[i]);
 }
 
 // Per byte of the buffer: whether an output element occupies it.
