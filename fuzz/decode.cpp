@@ -105,7 +105,8 @@ class Decoder {
     s.decoyShift = 1 + (options >> 1) % 4;
     s.decoyKept = options & 8;
     s.otherPlan = options & 16;
-    s.rebindSome = static_cast<uint8_t>((options >> 5) % 3);
+    const uint8_t some = static_cast<uint8_t>(options >> 5);
+    s.rebindSome = some < 6 ? some % 3 : some - 3;  // 6 and 7: the mixed tables (were 0 and 1)
   }
 
   void temporaryMisuse() { c_.temporaryMisuse = static_cast<uint8_t>(r_.byte() % 5); }

@@ -83,9 +83,12 @@ struct Schedule {
   // crash), refilled with other garbage, which the second submission must
   // leave alone.
   bool decoyKept = false;
-  // Which side the second submission rebinds: 0 every slot, 1 the inputs
-  // alone, 2 the output alone (the decoy kept, the other side left on it;
-  // the inputs' elements garbled on the side they are not bound to).
+  // Which slots the second submission rebinds: 0 every slot, 1 the inputs
+  // alone, 2 the output alone, 3 some inputs (a mixed table: which ones the
+  // data seed picks) and the output, 4 some inputs alone. Except with 0 the
+  // decoy is kept, the other slots left on it, and each input's elements
+  // are garbled on the side it is not bound to, where no input bound on
+  // that side reads them.
   uint8_t rebindSome = 0;
   // Initializer order (a persistent resource, the table's own): an
   // initializer recorded but never submitted initializes nothing; one

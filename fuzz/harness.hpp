@@ -129,7 +129,8 @@ class Run {
   void checkResourceGuards(const vkdml::Buffer& b, uint64_t bytes, const char* what) const;
   std::vector<uint64_t> scatterTargets(uint32_t& first, uint32_t& k) const;
   void findAmbiguousTargets();
-  void garbleInputs(std::vector<uint8_t>& bytes, uint64_t shift) const;
+  std::vector<bool> reboundInputs() const;
+  void garbleInputs(std::vector<uint8_t>& bytes, uint64_t shift, const std::vector<bool>& garbled) const;
   std::vector<uint8_t> outputBytes() const;
   // The output's values against the operator's definition (values.cpp).
   void checkValues(const std::vector<uint8_t>& after) const;

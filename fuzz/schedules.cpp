@@ -250,19 +250,42 @@ void Run::ownedSchedule() {
   if (boundPersistent) checkResourceGuards(persistent, properties_.persistentResourceSize, "persistent");
 }
 
-// Every input element's bytes in `bytes` (the buffer's, `shift` bytes
-// further) inverted, once where inputs overlap: what a stale input binding
-// would then read.
-void Run::garbleInputs(std::vector<uint8_t>& bytes, uint64_t shift) const {
-  std::vector<uint8_t> read(bytes.size(), 0);
-  for (size_t slot = 0; slot < outputSlot(); ++slot) {
-    if (!layouts_[slot]) continue;
-    const uint64_t base = shift + (*boundInputs_)[slot].offset;
-    const Layout& t = *layouts_[slot];
-    t.forEachElement([&](uint64_t at) { std::fill_n(read.begin() + static_cast<long>(base + at), t.elementSize, 1); });
-  }
+// The inputs the second submission of the rebind schedule binds to the real
+// buffer (Schedule::rebindSome), by slot. A mixed table's are picked by the
+// data seed, at least one input on each side where two are present.
+std::vector<bool> Run::reboundInputs() const {
+  const uint8_t some = c_.schedule.rebindSome;
+  std::vector<bool> rebound(outputSlot(), some != 2);
+  if (some < 3) return rebound;
+  std::vector<size_t> present;
+  for (size_t slot = 0; slot < outputSlot(); ++slot)
+    if (layouts_[slot]) present.push_back(slot);
+  if (present.size() < 2) return rebound;
+  const uint64_t pick = c_.dataSeed >> 40;
+  for (size_t i = 0; i < present.size(); ++i) rebound[present[i]] = (pick >> i) & 1;
+  const bool first = rebound[present[0]];
+  if (std::all_of(present.begin(), present.end(), [&](size_t slot) { return rebound[slot] == first; }))
+    rebound[present[1 + pick % (present.size() - 1)]] = !first;
+  return rebound;
+}
+
+// The elements' bytes of the inputs `garbled` names in `bytes` (the
+// buffer's, `shift` bytes further) inverted, once where inputs overlap and
+// not where an input it does not name reads them: what a stale binding of
+// one of those inputs would then read, on the side the others are bound to.
+void Run::garbleInputs(std::vector<uint8_t>& bytes, uint64_t shift, const std::vector<bool>& garbled) const {
+  std::vector<uint8_t> read(bytes.size(), 0);  // 1: a garbled input's byte, 2: another input's
+  for (int pass = 1; pass <= 2; ++pass)
+    for (size_t slot = 0; slot < outputSlot(); ++slot) {
+      if (!layouts_[slot] || garbled[slot] != (pass == 1)) continue;
+      const uint64_t base = shift + (*boundInputs_)[slot].offset;
+      const Layout& t = *layouts_[slot];
+      t.forEachElement([&](uint64_t at) {
+        std::fill_n(read.begin() + static_cast<long>(base + at), t.elementSize, static_cast<uint8_t>(pass));
+      });
+    }
   for (size_t i = 0; i < bytes.size(); ++i)
-    if (read[i]) bytes[i] = static_cast<uint8_t>(~bytes[i]);
+    if (read[i] == 1) bytes[i] = static_cast<uint8_t>(~bytes[i]);
 }
 
 // Per byte of the buffer: whether an output element occupies it.
@@ -278,8 +301,9 @@ std::vector<uint8_t> Run::outputBytes() const {
 // Rebind-and-resubmit: recorded into the fuzzer's command buffer with every
 // slot bound to a decoy (another buffer holding the same bytes, further on),
 // submitted; then the slots rebound to the real buffer (every one, or the
-// inputs alone, or the output alone), the decoys dropped or kept, the same
-// command buffer submitted again.
+// inputs alone, or the output alone, or some inputs with or without the
+// output), the decoys dropped or kept, the same command buffer submitted
+// again.
 void Run::rebindSchedule() {
   const Schedule& s = c_.schedule;
   uint64_t alignment = DML_PERSISTENT_BUFFER_ALIGNMENT;  // and the temporary resource's; powers of two
@@ -288,17 +312,23 @@ void Run::rebindSchedule() {
   if (alignment > kRegionAlignment) return;  // no binding of such a tensor was accepted
   const uint64_t shift = alignment * s.decoyShift;
   const int persistentMode = properties_.persistentResourceSize ? s.rebindPersistent : -1;
-  const bool rebindInputs = s.rebindSome != 2, rebindOutput = s.rebindSome != 1;
+  const bool rebindOutput = s.rebindSome != 1 && s.rebindSome != 4;
+  const std::vector<bool> rebound = reboundInputs();
   const bool kept = s.decoyKept || s.rebindSome;
   const char* const persistentModes[] = {
       ", the table's own persistent resource initialized with the decoys bound",
       ", the table's own persistent resource, its initializer recorded before the execution",
       ", a persistent resource of the fuzzer's initialized from the decoys, then one from the real inputs"};
-  const char* const rebound[] = {"every slot", "the inputs alone (their elements garbled in the decoy)",
-                                 "the output alone (the inputs' elements garbled in the real buffer)"};
+  std::string some = "inputs";
+  for (size_t slot = 0; slot < rebound.size(); ++slot)
+    if (layouts_[slot] && rebound[slot]) some += str(" ", slot);
+  const std::string sides[] = {"every slot", "the inputs alone (their elements garbled in the decoy)",
+                               "the output alone (the inputs' elements garbled in the real buffer)",
+                               some + " and the output (each input's elements garbled on the other side)",
+                               some + " alone (each input's elements garbled on the other side)"};
   startSchedule(ScheduleKind::Rebind,
                 str("recorded with every slot bound to a decoy buffer ", shift, " bytes further, submitted, ",
-                    rebound[s.rebindSome], " rebound to the real buffer, the decoy ",
+                    sides[s.rebindSome], " rebound to the real buffer, the decoy ",
                     !kept          ? "dropped"
                     : s.rebindSome ? "kept"
                                    : "kept (refilled with garbage)",
@@ -352,7 +382,12 @@ void Run::rebindSchedule() {
   if (boundTemporary_) checkResourceGuards(decoyTemporary, properties_.temporaryResourceSize, "decoy temporary");
   if (persistentMode == 2) checkResourceGuards(decoyPersistent, properties_.persistentResourceSize, "decoy persistent");
 
-  if (rebindInputs) mustAccept("bindInputs (rebound)", [&] { table.bindInputs(*boundInputs_); });
+  if (s.rebindSome != 2) {
+    std::vector<vkdml::BufferBinding> inputs = decoys(*boundInputs_);
+    for (size_t slot = 0; slot < inputs.size(); ++slot)
+      if (rebound[slot]) inputs[slot] = (*boundInputs_)[slot];
+    mustAccept("bindInputs (rebound)", [&] { table.bindInputs(inputs); });
+  }
   if (rebindOutput) mustAccept("bindOutputs (rebound)", [&] { table.bindOutputs(*boundOutputs_); });
   if (boundTemporary_)
     mustAccept("bindTemporary (rebound)",
@@ -362,7 +397,10 @@ void Run::rebindSchedule() {
                [&] { table.bindPersistent(resource(persistent, properties_.persistentResourceSize)); });
   std::vector<uint8_t> state = before_;  // the real buffer's bytes before the second submission
   if (s.rebindSome) {
-    garbleInputs(rebindInputs ? decoyState : state, rebindInputs ? shift : 0);
+    std::vector<bool> left(rebound.size());
+    for (size_t slot = 0; slot < rebound.size(); ++slot) left[slot] = !rebound[slot];
+    garbleInputs(decoyState, shift, rebound);
+    garbleInputs(state, 0, left);
     decoy.upload(decoyState.data(), decoyBytes);
     buffer_.upload(state.data(), bufferBytes_);
   } else if (s.decoyKept) {
