@@ -45,86 +45,105 @@ std::string dims(const std::vector<UINT>& sizes) {
 
 namespace {
 
-// torch.cat of three equal FLOAT32 tensors along `axis`.
-std::unique_ptr<Case> join(const std::vector<UINT>& sizes, UINT axis) {
+// The element type of a data-movement case: FLOAT32, or INT64 for the 8-byte
+// elements the shaders move in one 64-bit access.
+struct Element {
+  DML_TENSOR_DATA_TYPE type;
+  const char* name;
+  UINT bytes;
+};
+constexpr Element kFloat32{DML_TENSOR_DATA_TYPE_FLOAT32, "FLOAT32", 4};
+constexpr Element kInt64{DML_TENSOR_DATA_TYPE_INT64, "INT64", 8};
+
+// A case's name, its element type named where it is not FLOAT32 (so that
+// --filter can pick the 8-byte cases).
+std::string named(std::string name, const Element& e) {
+  return e.type == DML_TENSOR_DATA_TYPE_FLOAT32 ? name : name + ", " + e.name;
+}
+
+// torch.cat of three equal tensors along `axis`.
+std::unique_ptr<Case> join(const std::vector<UINT>& sizes, UINT axis, const Element& e = kFloat32) {
   auto c = std::make_unique<Case>();
   c->op = "join";
-  c->name = "cat axis " + std::to_string(axis);
+  c->name = named("cat axis " + std::to_string(axis), e);
   c->shape = "3 x " + dims(sizes);
-  c->dtype = "FLOAT32";
+  c->dtype = e.name;
   std::vector<UINT> out = sizes;
   out[axis] *= 3;
   auto& inputs = c->own<std::vector<DML_TENSOR_DESC>>();
   for (int i = 0; i < 3; ++i) {
-    c->inputs.push_back(&c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, sizes));
+    c->inputs.push_back(&c->tensor(e.type, sizes));
     inputs.push_back(c->inputs.back()->desc);
   }
-  c->outputs.push_back(&c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, out));
+  c->outputs.push_back(&c->tensor(e.type, out));
   auto& d = c->own(DML_JOIN_OPERATOR_DESC{3, inputs.data(), &c->outputs[0]->desc, axis});
   c->desc = {DML_OPERATOR_JOIN, &d};
-  c->bytesMoved = 2 * c->outputs[0]->elements() * 4;
+  c->bytesMoved = 2 * c->outputs[0]->elements() * e.bytes;
   return c;
 }
 
-// x[offsets : offsets + window : strides] of a FLOAT32 tensor, made contiguous.
+// x[offsets : offsets + window : strides], made contiguous.
 std::unique_ptr<Case> slice(std::string name, const std::vector<UINT>& inSizes, std::vector<UINT> offsets,
-                            std::vector<UINT> window, std::vector<INT> strides) {
+                            std::vector<UINT> window, std::vector<INT> strides, const Element& e = kFloat32) {
   auto c = std::make_unique<Case>();
   c->op = "slice1";
-  c->name = std::move(name);
+  c->name = named(std::move(name), e);
   c->shape = dims(inSizes);
-  c->dtype = "FLOAT32";
+  c->dtype = e.name;
   std::vector<UINT> out(inSizes.size());
   for (size_t i = 0; i < out.size(); ++i)
     out[i] = 1 + (window[i] - 1) / static_cast<UINT>(strides[i] < 0 ? -strides[i] : strides[i]);
-  c->inputs.push_back(&c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, inSizes));
-  c->outputs.push_back(&c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, out));
+  c->inputs.push_back(&c->tensor(e.type, inSizes));
+  c->outputs.push_back(&c->tensor(e.type, out));
   auto& o = c->own(std::move(offsets));
   auto& w = c->own(std::move(window));
   auto& s = c->own(std::move(strides));
   auto& d = c->own(DML_SLICE1_OPERATOR_DESC{&c->inputs[0]->desc, &c->outputs[0]->desc, static_cast<UINT>(o.size()),
                                             o.data(), w.data(), s.data()});
   c->desc = {DML_OPERATOR_SLICE1, &d};
-  c->bytesMoved = 2 * c->outputs[0]->elements() * 4;
+  c->bytesMoved = 2 * c->outputs[0]->elements() * e.bytes;
   return c;
 }
 
-// torch.triu(m, k) (with an input) or an eye-like band (without) of a FLOAT32 stack.
-std::unique_ptr<Case> diagonal(UINT batch, UINT size, bool withInput, INT k = 1) {
+// torch.triu(m, k) (with an input) or an eye-like band (without) of a stack.
+std::unique_ptr<Case> diagonal(UINT batch, UINT size, bool withInput, INT k = 1, const Element& e = kFloat32) {
   auto c = std::make_unique<Case>();
   c->op = "diag";
-  c->name = !withInput ? "eye: identity, no input"
-            : k == 1   ? "triu(m, 1): zero-fill below the diagonal"
-                       : concat("triu(m, ", k, "): ", k > 0 ? "little of the input kept" : "little zero-filled");
+  c->name = named(!withInput ? "eye: identity, no input"
+                  : k == 1   ? "triu(m, 1): zero-fill below the diagonal"
+                             : concat("triu(m, ", k, "): ", k > 0 ? "little of the input kept" : "little zero-filled"),
+                  e);
   c->shape = concat(batch, "x", size, "x", size);
-  c->dtype = "FLOAT32";
-  TensorSpec& output = c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, {batch, size, size});
-  TensorSpec* input = withInput ? &c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, {batch, size, size}) : nullptr;
+  c->dtype = e.name;
+  TensorSpec& output = c->tensor(e.type, {batch, size, size});
+  TensorSpec* input = withInput ? &c->tensor(e.type, {batch, size, size}) : nullptr;
   c->inputs = {input};
   c->outputs = {&output};
   DML_SCALAR_UNION value{};
-  value.Float32 = withInput ? 0.0f : 1.0f;
+  if (e.type == DML_TENSOR_DATA_TYPE_FLOAT32)
+    value.Float32 = withInput ? 0.0f : 1.0f;
+  else
+    value.Int64 = withInput ? 0 : 1;
   // triu(m, k) keeps x - y >= k: zero-fill [INT32_MIN, k). eye: Value on [0, 1).
-  auto& d = c->own(DML_DIAGONAL_MATRIX1_OPERATOR_DESC{input ? &input->desc : nullptr, &output.desc,
-                                                      DML_TENSOR_DATA_TYPE_FLOAT32, value, withInput ? INT32_MIN : 0,
-                                                      withInput ? k : 1});
+  auto& d = c->own(DML_DIAGONAL_MATRIX1_OPERATOR_DESC{input ? &input->desc : nullptr, &output.desc, e.type, value,
+                                                      withInput ? INT32_MIN : 0, withInput ? k : 1});
   c->desc = {DML_OPERATOR_DIAGONAL_MATRIX1, &d};
-  c->bytesMoved = (withInput ? 2 : 1) * output.elements() * 4;
+  c->bytesMoved = (withInput ? 2 : 1) * output.elements() * e.bytes;
   return c;
 }
 
-// torch's clone + index_put of `updated` rows of `width` FLOAT32 into `rows`
+// torch's clone + index_put of `updated` rows of `width` elements into `rows`
 // rows: ScatterND out of place, INT64 row indices (distinct rows).
-std::unique_ptr<Case> scatterRows(UINT rows, UINT updated, UINT width) {
+std::unique_ptr<Case> scatterRows(UINT rows, UINT updated, UINT width, const Element& e = kFloat32) {
   auto c = std::make_unique<Case>();
   c->op = "scatter";
-  c->name = "clone + scatter of rows";
+  c->name = named("clone + scatter of rows", e);
   c->shape = concat(updated, " rows of ", width, " into ", rows);
-  c->dtype = "FLOAT32";
-  TensorSpec& input = c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, {rows, width});
+  c->dtype = e.name;
+  TensorSpec& input = c->tensor(e.type, {rows, width});
   TensorSpec& indices = c->tensor(DML_TENSOR_DATA_TYPE_INT64, {updated, 1});
-  TensorSpec& updates = c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, {updated, width});
-  TensorSpec& output = c->tensor(DML_TENSOR_DATA_TYPE_FLOAT32, {rows, width});
+  TensorSpec& updates = c->tensor(e.type, {updated, width});
+  TensorSpec& output = c->tensor(e.type, {rows, width});
   c->inputs = {&input, &indices, &updates};
   c->outputs = {&output};
   auto& d = c->own(DML_SCATTER_ND_OPERATOR_DESC{&input.desc, &indices.desc, &updates.desc, &output.desc, 2, 2});
@@ -137,7 +156,7 @@ std::unique_ptr<Case> scatterRows(UINT rows, UINT updated, UINT width) {
   };
   // Read the input and write the output, read the indices and the updates and
   // write the rows again.
-  c->bytesMoved = 2 * input.elements() * 4 + indices.elements() * 8 + 2 * updates.elements() * 4;
+  c->bytesMoved = 2 * input.elements() * e.bytes + indices.elements() * 8 + 2 * updates.elements() * e.bytes;
   return c;
 }
 
@@ -271,6 +290,16 @@ void addDataMovementCases(Cases& cases, bool large) {
   // only where that saves more than it moves (docs/architecture.md, "The CPU plan").
   for (INT k : {1000, -1000}) cases.push_back(diagonal(large ? 16 : 1, large ? 4096 : 1024, true, large ? 4 * k : k));
   cases.push_back(slice("flip dim 2", {n, c, 1024, 512}, {0, 0, 0, 0}, {n, c, 1024, 512}, {1, 1, -1, 1}));
+  // 8-byte elements, the same bytes as their FLOAT32 cases above: the shaders
+  // move these as one 64-bit access each (uint64_t), where ScatterND's
+  // duplicate targets need a single writer to win whole.
+  const UINT h = c / 2, batch = large ? 8 : 1;
+  cases.push_back(join({n, h, 512, 256}, 3, kInt64));
+  cases.push_back(slice("strided slice [:, :, ::2, 1::2]", {n, h, 1024, 1024}, {0, 0, 0, 1}, {n, h, 1024, 1023},
+                        {1, 1, 2, 2}, kInt64));
+  cases.push_back(scatterRows(large ? 1u << 20 : 1u << 14, large ? 1u << 18 : 1u << 12, 128, kInt64));
+  cases.push_back(diagonal(batch, large ? 4096 : 1024, true, 1, kInt64));
+  cases.push_back(slice("flip dim 2", {n, h, 1024, 512}, {0, 0, 0, 0}, {n, h, 1024, 512}, {1, 1, -1, 1}, kInt64));
 }
 
 }  // namespace bench

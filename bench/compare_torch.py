@@ -76,39 +76,47 @@ def dims(text):
     return [int(d) for d in text.split("x")]
 
 
+def rand(sizes, device, dtype):
+    """torch.rand, or random integers for an integer dtype (torch.rand has none)."""
+    if dtype.is_floating_point:
+        return torch.rand(sizes, device=device, dtype=dtype)
+    return torch.randint(-2**31, 2**31, sizes, device=device, dtype=dtype)
+
+
 def torch_case(result):
     """The PyTorch work equivalent to one vkdml case, or None."""
     case, shape, dev = result["case"], result["shape"], "cuda"
-    f32 = torch.float32
+    # The data-movement cases are FLOAT32 or (8-byte elements) INT64.
+    element = torch.float32 if result.get("dtype", "FLOAT32") == "FLOAT32" else torch.int64
     if case.startswith("cat axis") or case.startswith("latency: cat of 3"):
         sizes = dims(shape.split(" x ")[1])
-        axis = 3 if case.startswith("latency") else int(case.split()[-1])
-        parts = [torch.rand(sizes, device=dev, dtype=f32) for _ in range(3)]
+        axis = 3 if case.startswith("latency") else int(re.match(r"cat axis (\d+)", case).group(1))
+        parts = [rand(sizes, device=dev, dtype=element) for _ in range(3)]
         return lambda: torch.cat(parts, dim=axis)
     if case.startswith("slice [:, :, 1:]"):
-        x = torch.rand(dims(shape), device=dev, dtype=f32)
+        x = rand(dims(shape), device=dev, dtype=element)
         return lambda: x[:, :, 1:].contiguous()
     if case.startswith("strided slice"):
-        x = torch.rand(dims(shape), device=dev, dtype=f32)
+        x = rand(dims(shape), device=dev, dtype=element)
         return lambda: x[:, :, ::2, 1::2].contiguous()
     if case.startswith("flip dim 2") or case.startswith("latency: flip"):
-        x = torch.rand(dims(shape), device=dev, dtype=f32)
+        x = rand(dims(shape), device=dev, dtype=element)
         return lambda: torch.flip(x, [2])
     if case.startswith("clone + scatter of rows"):
         m = re.match(r"(\d+) rows of (\d+) into (\d+)", shape)
         updated, width, rows = (int(g) for g in m.groups())
-        x = torch.rand(rows, width, device=dev, dtype=f32)
+        x = rand([rows, width], device=dev, dtype=element)
         index = torch.randperm(rows, device=dev)[:updated]
-        updates = torch.rand(updated, width, device=dev, dtype=f32)
+        updates = rand([updated, width], device=dev, dtype=element)
         return lambda: x.clone().index_put_((index,), updates)
     if case.startswith("triu"):
         k = int(re.match(r"triu\(m, (-?\d+)\)", case).group(1))
-        m = torch.rand(dims(shape), device=dev, dtype=f32)
+        m = rand(dims(shape), device=dev, dtype=element)
         return lambda: torch.triu(m, k)
     if case.startswith("eye"):
         batch, n, _ = dims(shape)
-        out = torch.empty(batch, n, n, device=dev, dtype=f32)
-        eye = torch.eye(n, device=dev, dtype=f32)
+        out = torch.empty(batch, n, n, device=dev, dtype=element)
+        eye = torch.eye(n, device=dev, dtype=element)
         return lambda: out.copy_(eye.expand(batch, n, n))  # writes the same bytes as the stack of identities
     return None
 
