@@ -7,6 +7,7 @@
 //   vkdml_bench [--large] [--reps N] [--warmup N] [--warm-ms MS] [--filter TEXT] [--exclude TEXT]
 //               [--path PATH] [--json FILE] [--list] [--churn-gib GIB] [--churn-wait-ms MS] [--memory-info]
 //               [--owned-weights] [--channels-last] [--channels-last-output] [--execute] [--int8]
+//               [--copy-probe]
 //
 // --filter TEXT selects the cases whose "op name" holds TEXT, or one of
 // its '|'-separated alternatives. --path takes a comma-separated list of
@@ -30,7 +31,9 @@
 // never a CPU device's transfer commands. --int8 makes the convolutions
 // INT8 x INT8 without zero points, torch._int_mm's arithmetic (by default
 // they are UINT8 x INT8 with per-tensor zero points, which the kernels fold
-// in with row and column sums).
+// in with row and column sums). --copy-probe times copies of 1 GiB instead of
+// the cases: vkCmdCopyBuffer, and the copy limit's kernel over grids from
+// 1024 workgroups up, with 1 and 4 vectors per invocation (copy_limit.hpp).
 #include <volk.h>
 
 #include <vkdml/vkdml.hpp>
@@ -49,14 +52,13 @@
 
 #include "cases.hpp"
 #include "compile_times.hpp"
-#include "copy_limit.h"
+#include "copy_limit.hpp"
 #include "memory.hpp"
 #include "probes.hpp"
 #include "timing.hpp"
 
 namespace {
 
-using bench::RawKernel;
 using bench::Timer;
 
 struct Options {
@@ -72,6 +74,7 @@ struct Options {
   double churnGib = 0;
   int churnWaitMs = 0;
   bool memoryInfo = false;
+  bool copyProbe = false;  // --copy-probe: the copy limit over grids and vectors per invocation, no cases
   bool compileTimes = false;
   bool ownedWeights = false;
   bool channelsLast = false;                            // --channels-last: convolutions' inputs NHWC, filters OHWI
@@ -106,7 +109,8 @@ const char* const kUsage =
     "       [--execute]  (times Device::execute on the host, the plan with transfer commands, not record())\n"
     "       [--int8]  (convolutions INT8 x INT8 without zero points, as torch._int_mm; default UINT8 x INT8 with)\n"
     "       [--compile-times]  (the selected convolutions' compileOperator times, cold and with a pipeline cache "
-    "blob)\n";
+    "blob)\n"
+    "       [--copy-probe]  (copies of 1 GiB over grids and vectors per invocation, instead of the cases)\n";
 
 // Whether one of the '|'-separated alternatives of `filter` is a substring
 // of `text` (reversed: `text` of one of them). An empty filter matches all.
@@ -129,24 +133,6 @@ bool selected(const Options& options, const bench::Case& c) {
   if (!matches(options.filter, opName)) return false;
   return options.exclude.empty() || opName.find(options.exclude) == std::string::npos;
 }
-
-// A plain compute-shader copy through device addresses: on some drivers
-// (NVIDIA's) vkCmdCopyBuffer runs far below the memory's bandwidth.
-class ComputeCopy {
- public:
-  explicit ComputeCopy(vkdml::Device& device) : kernel_(device, kCopyLimitSpirv, 24) {}
-  // Copies bytes / 16 vectors (the bytes are a multiple of 16).
-  void record(VkCommandBuffer cmd, const vkdml::Buffer& source, const vkdml::Buffer& destination, uint64_t bytes) {
-    struct {
-      uint64_t source, destination;
-      uint32_t count, pad;
-    } push{source.address(), destination.address(), static_cast<uint32_t>(bytes / 16), 0};
-    kernel_.record(cmd, &push, static_cast<uint32_t>(std::min<uint64_t>((push.count + 255) / 256, 8192)));
-  }
-
- private:
-  RawKernel kernel_;
-};
 
 struct Result {
   std::string op, name, shape, dtype, path, gemm, convolution, network, kernels;
@@ -245,6 +231,8 @@ int main(int argc, char** argv) {
       options.channelsLastOutput = true;
     else if (a == "--memory-info")
       options.memoryInfo = true;
+    else if (a == "--copy-probe")
+      options.copyProbe = true;
     else if (a == "--compile-times")
       options.compileTimes = true;
     else if (a == "--execute")
@@ -289,7 +277,11 @@ int main(int argc, char** argv) {
     if (options.churnGib > 0) keptByChurn = bench::churn(*device, options.churnGib);
     std::this_thread::sleep_for(std::chrono::milliseconds(options.churnWaitMs));  // the GPU idles
     Timer timer(*device, options.warmMs);
-    ComputeCopy computeCopy(*device);
+    if (options.copyProbe) {
+      bench::copyProbe(*device, timer, options.warmup, options.reps);
+      return 0;
+    }
+    const bench::ComputeCopy computeCopy(*device);
     std::vector<Result> results;
     std::printf("%-8s %-38s %-22s %-8s %10s %11s %9s %9s %6s\n", "op", "case", "shape", "dtype", "MB", "median us",
                 "GB/s", "copy GB/s", "ratio");
