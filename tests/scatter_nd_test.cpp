@@ -330,10 +330,10 @@ TEST_CASE("scatter_nd: in place, the output bound at the input's address") {
 }
 
 TEST_CASE("scatter_nd: grid-stride loops over tuples and along slices") {
-  // 4100 tuples of 257 UINT8: more tuples than the grid has rows and longer
-  // slices than its rows are wide (runtime: rowGrid's 4096 groups of 256).
+  // 32800 tuples of 257 UINT8: more tuples than the grid has rows and longer
+  // slices than its rows are wide (runtime: rowGrid's 32768 groups of 256).
   // In place, so the copy is skipped, with a byte-wise reference: lavapipe is slow.
-  const uint32_t rows = 4100, width = 257;
+  const uint32_t rows = 32800, width = 257;
   std::mt19937_64 rng(3);
   Tensor data(DML_TENSOR_DATA_TYPE_UINT8, {rows, width});
   Tensor indices(DML_TENSOR_DATA_TYPE_UINT32, {rows, 1});

@@ -29,7 +29,9 @@ uint64_t itemsPerGroup(uint64_t items, const std::array<uint32_t, 3>& groups) {
 namespace {
 // The budgets of workgroups the grids below start from, and the most they
 // grow to where an invocation's loops need it.
-constexpr uint64_t kGridGroups = 4096;  // 1 M invocations: several times what an H200 holds at once
+// 8 M invocations: an H100 copies faster with more in flight than it holds
+// at once (bench/results/data_movement.md, 2026-12-07).
+constexpr uint64_t kGridGroups = 32768;
 constexpr uint64_t kMaxGridGroups = uint64_t(65535) * 65535;
 }  // namespace
 
