@@ -243,6 +243,12 @@ TEST_CASE("slice1: validation rules") {
     s.make(input, output);
     s.desc.InputWindowStrides = nullptr;
     test::expectInvalid(s.op, "InputWindowStrides");
+    s.make(input, output);
+    s.desc.InputWindowOffsets = nullptr;
+    test::expectInvalid(s.op, "InputWindowOffsets");
+    s.make(input, output);
+    s.desc.InputWindowSizes = nullptr;
+    test::expectInvalid(s.op, "InputWindowSizes");
   }
 }
 
@@ -381,5 +387,16 @@ TEST_CASE("slice1: tensor descriptor rules") {
     s.make(input, output);
     input.buffer.DimensionCount = 9;
     test::expectInvalid(s.op, "InputTensor.DimensionCount", {"9"});
+    s.make(input, output);
+    output.buffer.DimensionCount = 0;
+    test::expectInvalid(s.op, "OutputTensor.DimensionCount", {"0"});
+  }
+  SUBCASE("a tensor's buffer descriptor and its Sizes are not null") {
+    s.make(input, output);
+    input.tensor.Desc = nullptr;
+    test::expectInvalid(s.op, "InputTensor.Desc", {"null"});
+    s.make(input, output);
+    output.buffer.Sizes = nullptr;
+    test::expectInvalid(s.op, "OutputTensor.Sizes", {"null"});
   }
 }
