@@ -377,11 +377,61 @@ TEST_CASE("slice1: tensor descriptor rules") {
     Tensor smallInput(DML_TENSOR_DATA_TYPE_FLOAT32, {3, 2});
     Tensor woven(DML_TENSOR_DATA_TYPE_FLOAT32, {3, 2}, {2, 3});
     CHECK_FALSE(vkdml::validate(small.make(smallInput, woven)).has_value());
-    // The same weave under 2^19 blocks: too many elements to list, refused as unproven.
+    // The same weave in 2^19 blocks, each 8 elements after the last (its 6
+    // offsets span 0..7): the blocks lie apart, so only the weave is listed.
     Slice1 large{{0, 0, 0}, {1u << 19, 3, 2}, {1, 1, 1}};
     Tensor largeInput(DML_TENSOR_DATA_TYPE_FLOAT32, {1u << 19, 3, 2});
     Tensor wovenLarge(DML_TENSOR_DATA_TYPE_FLOAT32, {1u << 19, 3, 2}, {8, 2, 3});
-    test::expectInvalid(large.make(largeInput, wovenLarge), "OutputTensor.Strides", {"overlap", "1048576"});
+    CHECK_FALSE(vkdml::validate(large.make(largeInput, wovenLarge)).has_value());
+    // The same blocks over a weave that overlaps (offsets 0, 2, 2, 4, 4, 6): refused as overlapping.
+    Tensor overlapsLarge(DML_TENSOR_DATA_TYPE_FLOAT32, {1u << 19, 3, 2}, {8, 2, 2});
+    test::expectInvalid(large.make(largeInput, overlapsLarge), "OutputTensor.Strides", {"must not overlap ("});
+    // A stride of 0 repeats an element however many there are.
+    Slice1 line{{0}, {1u << 21}, {1}};
+    Tensor lineInput(DML_TENSOR_DATA_TYPE_FLOAT32, {1u << 21});
+    Tensor repeated(DML_TENSOR_DATA_TYPE_FLOAT32, {1u << 21}, {0});
+    test::expectInvalid(line.make(lineInput, repeated), "OutputTensor.Strides", {"must not overlap ("});
+    // 1024 x 1025 at strides 1025 and 1024: apart (i * 1025 == j * 1024 needs
+    // i a multiple of 1024), but neither stride passes the other's span and
+    // 1049600 elements are too many to list: refused as unproven.
+    Slice1 wide{{0, 0}, {1024, 1025}, {1, 1}};
+    Tensor wideInput(DML_TENSOR_DATA_TYPE_FLOAT32, {1024, 1025});
+    Tensor wovenWide(DML_TENSOR_DATA_TYPE_FLOAT32, {1024, 1025}, {1025, 1024});
+    test::expectInvalid(wide.make(wideInput, wovenWide), "OutputTensor.Strides", {"overlap", "1048576"});
+  }
+  SUBCASE("the overlap check against listing every offset, over random small layouts") {
+    std::mt19937_64 rng(20261207);
+    int accepted = 0, refused = 0;
+    for (int n = 0; n < 2000; ++n) {
+      const uint32_t rank = 1 + static_cast<uint32_t>(rng() % 4);
+      std::vector<uint32_t> sizes(rank), strides(rank);
+      for (uint32_t d = 0; d < rank; ++d) {
+        sizes[d] = 1 + static_cast<uint32_t>(rng() % 5);
+        strides[d] = static_cast<uint32_t>(rng() % 13);
+      }
+      if (rng() % 2) {  // an outer dimension past (or just at) the others' span
+        uint32_t span = 0;
+        for (uint32_t d = 0; d < rank; ++d) span += strides[d] * (sizes[d] - 1);
+        sizes.insert(sizes.begin(), 2 + static_cast<uint32_t>(rng() % 3));
+        strides.insert(strides.begin(), span + static_cast<uint32_t>(rng() % 3));
+      }
+      Tensor packed(DML_TENSOR_DATA_TYPE_FLOAT32, sizes);
+      Tensor laid(DML_TENSOR_DATA_TYPE_FLOAT32, sizes, strides);
+      std::vector<uint64_t> offsets;
+      for (uint64_t i = 0; i < laid.elementCount(); ++i) offsets.push_back(laid.offsetOf(i));
+      std::sort(offsets.begin(), offsets.end());
+      const bool overlaps = std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end();
+      Slice1 all{std::vector<uint32_t>(sizes.size(), 0), sizes, std::vector<int32_t>(sizes.size(), 1)};
+      const std::optional<vkdml::Error> error = vkdml::validate(all.make(packed, laid));
+      std::string layout;
+      for (size_t d = 0; d < sizes.size(); ++d)
+        layout += " " + std::to_string(sizes[d]) + "@" + std::to_string(strides[d]);
+      INFO("size@stride:" << layout);
+      CHECK(error.has_value() == overlaps);
+      (overlaps ? refused : accepted) += 1;
+    }
+    CHECK(accepted > 400);
+    CHECK(refused > 400);
   }
   SUBCASE("DimensionCount of a tensor is 1..8") {
     s.make(input, output);

@@ -22,33 +22,51 @@ std::string TensorInfo::shape() const {
 
 namespace {
 // An output must not write one element twice. Exact detection is a
-// subset-sum problem in general, so first the usual sufficient check:
-// sorted by stride, each dimension's stride exceeds the span of all smaller
-// ones. Interleaved layouts that fail it ({3, 2} of strides {2, 3}) are
-// decided exactly by listing their offsets, up to kListedOverlapElements.
+// subset-sum problem in general. A dimension of size > 1 and stride 0
+// repeats an element. A dimension whose stride exceeds the span of all the
+// others' offsets lays its blocks apart, so the layout overlaps exactly where
+// the others do: such dimensions are set aside, outermost first (no other can
+// qualify while the outermost does not). What is left, interleaved
+// ({3, 2} of strides {2, 3}), is decided by listing its offsets, up to
+// kListedOverlapElements of them.
 constexpr uint64_t kListedOverlapElements = uint64_t(1) << 20;
 
-bool stridesSeparate(const TensorInfo& t) {
-  std::vector<std::pair<uint64_t, uint32_t>> dims;
+using Dims = std::vector<std::pair<uint64_t, uint32_t>>;  // (stride, size)
+
+// The dimensions left to list, by stride; nullopt where one has stride 0.
+std::optional<Dims> interleaved(const TensorInfo& t) {
+  Dims dims;
+  uint64_t span = 0;  // below the footprint, which readTensor checked
   for (uint32_t i = 0; i < t.rank; ++i)
-    if (t.sizes[i] > 1) dims.emplace_back(t.strides[i], t.sizes[i]);
+    if (t.sizes[i] > 1) {
+      if (t.strides[i] == 0) return std::nullopt;
+      dims.emplace_back(t.strides[i], t.sizes[i]);
+      span += t.strides[i] * (t.sizes[i] - 1);
+    }
   std::sort(dims.begin(), dims.end());
-  uint64_t span = 0;  // largest offset reachable with the smaller dimensions
-  for (auto& [stride, size] : dims) {
-    if (stride <= span) return false;
-    span += stride * (size - 1);
+  while (!dims.empty()) {
+    const auto [stride, size] = dims.back();
+    const uint64_t others = span - stride * (size - 1);
+    if (stride <= others) break;
+    span = others;
+    dims.pop_back();
   }
-  return true;
+  return dims;
 }
 
 // Whether two elements share an offset; nullopt where there are too many to list.
-std::optional<bool> listedOverlap(const TensorInfo& t) {
-  if (t.elementCount > kListedOverlapElements) return std::nullopt;
+std::optional<bool> overlap(const TensorInfo& t) {
+  const std::optional<Dims> dims = interleaved(t);
+  if (!dims) return true;
+  uint64_t count = 1;
+  for (const auto& d : *dims) count *= d.second;  // at most the element count
+  if (count > kListedOverlapElements) return std::nullopt;
   std::vector<uint64_t> offsets{0};
-  for (uint32_t i = 0; i < t.rank; ++i) {
+  offsets.reserve(count);
+  for (const auto& [stride, size] : *dims) {
     const size_t before = offsets.size();
-    for (uint32_t k = 1; k < t.sizes[i]; ++k)
-      for (size_t j = 0; j < before; ++j) offsets.push_back(offsets[j] + uint64_t(k) * t.strides[i]);
+    for (uint32_t k = 1; k < size; ++k)
+      for (size_t j = 0; j < before; ++j) offsets.push_back(offsets[j] + uint64_t(k) * stride);
   }
   std::sort(offsets.begin(), offsets.end());
   return std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end();
@@ -119,16 +137,15 @@ std::optional<TensorInfo> readTensor(const char* op, const std::string& field, c
   if (role == TensorRole::Output) {
     if (flags & DML_TENSOR_FLAG_OWNED_BY_DML)
       throwInvalid(op, field + ".Flags", "DML_TENSOR_FLAG_OWNED_BY_DML is for inputs only");
-    if (!stridesSeparate(t)) {
-      const std::optional<bool> overlap = listedOverlap(t);
-      if (!overlap || *overlap)
-        throwInvalid(op, field + ".Strides",
-                     concat(overlap ? "an output's elements must not overlap"
-                                    : concat("an output's elements must not overlap, which vkdml checks by each "
-                                             "stride passing the span of the smaller ones, or by listing at most ",
-                                             kListedOverlapElements, " elements"),
-                            " (Sizes ", t.shape(), ", Strides ", list(t.strides.data(), t.rank), ")"));
-    }
+    const std::optional<bool> overlaps = overlap(t);
+    if (!overlaps || *overlaps)
+      throwInvalid(op, field + ".Strides",
+                   concat(overlaps ? "an output's elements must not overlap"
+                                   : concat("an output's elements must not overlap, which vkdml decides by setting "
+                                            "aside each dimension whose stride passes the span of the others and "
+                                            "listing the offsets of the rest, at most ",
+                                            kListedOverlapElements),
+                          " (Sizes ", t.shape(), ", Strides ", list(t.strides.data(), t.rank), ")"));
   }
   return t;
 }
