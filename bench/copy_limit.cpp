@@ -25,6 +25,12 @@ void ComputeCopy::record(VkCommandBuffer cmd, const vkdml::Buffer& source, const
                  static_cast<uint32_t>(std::min<uint64_t>((push.count + perGroup - 1) / perGroup, maxGroups)));
 }
 
+uint32_t ComputeCopy::fullGrid(const vkdml::DeviceInfo& info, uint64_t bytes) const {
+  const uint64_t perGroup = 256ull * vectors_;
+  const uint64_t limit = info.maxComputeWorkGroupCountX ? info.maxComputeWorkGroupCountX : 65535;
+  return static_cast<uint32_t>(std::min<uint64_t>((bytes / 16 + perGroup - 1) / perGroup, limit));
+}
+
 void copyProbe(vkdml::Device& device, Timer& timer, int warmup, int reps) {
   const uint64_t bytes = 1ull << 30;
   vkdml::Buffer source = device.createBuffer(bytes), destination = device.createBuffer(bytes);
@@ -40,7 +46,7 @@ void copyProbe(vkdml::Device& device, Timer& timer, int warmup, int reps) {
   print("vkCmdCopyBuffer", 0, transfer);
   for (bool wide : {false, true}) {
     const ComputeCopy copy(device, wide);
-    const uint32_t all = static_cast<uint32_t>(bytes / 16 / 256 / (wide ? 4 : 1));
+    const uint32_t all = copy.fullGrid(device.info(), bytes);
     for (uint32_t groups = 1024; groups <= all; groups *= 2) {
       const double ns = timer.median([&](VkCommandBuffer cmd) { copy.record(cmd, source, destination, bytes, groups); },
                                      warmup, reps);

@@ -19,6 +19,9 @@ class ComputeCopy {
   // at most maxGroups workgroups of 256 invocations.
   void record(VkCommandBuffer cmd, const vkdml::Buffer& source, const vkdml::Buffer& destination, uint64_t bytes,
               uint32_t maxGroups = 8192) const;
+  // The grid that gives each invocation its own vectors (one step each),
+  // within the device's workgroup count.
+  uint32_t fullGrid(const vkdml::DeviceInfo& info, uint64_t bytes) const;
 
  private:
   RawKernel kernel_;
