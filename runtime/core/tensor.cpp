@@ -1,6 +1,7 @@
 #include "tensor.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <optional>
 #include <vector>
 
@@ -23,33 +24,39 @@ std::string TensorInfo::shape() const {
 namespace {
 // An output must not write one element twice. Exact detection is a
 // subset-sum problem in general. A dimension of size > 1 and stride 0
-// repeats an element. A dimension whose stride exceeds the span of all the
-// others' offsets lays its blocks apart, so the layout overlaps exactly where
-// the others do: such dimensions are set aside, outermost first (no other can
-// qualify while the outermost does not). What is left, interleaved
-// ({3, 2} of strides {2, 3}), is decided by listing its offsets, up to
-// kListedOverlapElements of them.
+// repeats an element. Two rules set a dimension aside, since the layout then
+// overlaps exactly where the others do: its stride exceeds the span of all
+// the others' offsets (its blocks lie apart; only the largest stride can
+// qualify), or its own span is below the greatest common divisor of the
+// others' strides (its offsets are distinct residues modulo that divisor,
+// which the others' offsets do not change; only the smallest stride can
+// qualify). Two dimensions left are decided exactly: i * s0 == j * s1 first
+// holds at i = s1 / gcd, j = s0 / gcd. More are decided by listing their
+// offsets, up to kListedOverlapElements of them.
 constexpr uint64_t kListedOverlapElements = uint64_t(1) << 20;
 
 using Dims = std::vector<std::pair<uint64_t, uint32_t>>;  // (stride, size)
 
-// The dimensions left to list, by stride; nullopt where one has stride 0.
+// The dimensions left to decide, by stride; nullopt where one has stride 0.
 std::optional<Dims> interleaved(const TensorInfo& t) {
   Dims dims;
-  uint64_t span = 0;  // below the footprint, which readTensor checked
   for (uint32_t i = 0; i < t.rank; ++i)
     if (t.sizes[i] > 1) {
       if (t.strides[i] == 0) return std::nullopt;
       dims.emplace_back(t.strides[i], t.sizes[i]);
-      span += t.strides[i] * (t.sizes[i] - 1);
     }
   std::sort(dims.begin(), dims.end());
+  auto span = [](const std::pair<uint64_t, uint32_t>& d) { return d.first * (d.second - 1); };
   while (!dims.empty()) {
-    const auto [stride, size] = dims.back();
-    const uint64_t others = span - stride * (size - 1);
-    if (stride <= others) break;
-    span = others;
-    dims.pop_back();
+    uint64_t total = 0, others = 0;  // below the footprint, which readTensor checked
+    for (const auto& d : dims) total += span(d);
+    for (size_t i = 1; i < dims.size(); ++i) others = std::gcd(others, dims[i].first);
+    if (dims.back().first > total - span(dims.back()))
+      dims.pop_back();
+    else if (span(dims.front()) < others)
+      dims.erase(dims.begin());
+    else
+      break;
   }
   return dims;
 }
@@ -58,6 +65,12 @@ std::optional<Dims> interleaved(const TensorInfo& t) {
 std::optional<bool> overlap(const TensorInfo& t) {
   const std::optional<Dims> dims = interleaved(t);
   if (!dims) return true;
+  if (dims->size() == 2) {
+    const auto [s0, n0] = dims->front();
+    const auto [s1, n1] = dims->back();
+    const uint64_t g = std::gcd(s0, s1);
+    return s1 / g < n0 && s0 / g < n1;
+  }
   uint64_t count = 1;
   for (const auto& d : *dims) count *= d.second;  // at most the element count
   if (count > kListedOverlapElements) return std::nullopt;
@@ -141,9 +154,8 @@ std::optional<TensorInfo> readTensor(const char* op, const std::string& field, c
     if (!overlaps || *overlaps)
       throwInvalid(op, field + ".Strides",
                    concat(overlaps ? "an output's elements must not overlap"
-                                   : concat("an output's elements must not overlap, which vkdml decides by setting "
-                                            "aside each dimension whose stride passes the span of the others and "
-                                            "listing the offsets of the rest, at most ",
+                                   : concat("an output's elements must not overlap, which vkdml decides for more than "
+                                            "two interleaved dimensions by listing their offsets, at most ",
                                             kListedOverlapElements),
                           " (Sizes ", t.shape(), ", Strides ", list(t.strides.data(), t.rank), ")"));
   }
