@@ -247,9 +247,11 @@ int main(int argc, char** argv) {
     }
   }
   bench::Cases cases;
+  // The small tensors first: behind gigabyte-sized cases their one dispatch
+  // reads slower, and by varying amounts (bench/results/data_movement.md).
+  bench::addLatencyCases(cases);
   bench::addDataMovementCases(cases, options.large);
   bench::addConvolutionCases(cases, options.large, options.int8);
-  bench::addLatencyCases(cases);
   bench::addResNet50Cases(cases, options.large, options.int8);
   if (options.list) {
     for (auto& c : cases)
