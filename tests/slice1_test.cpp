@@ -1,5 +1,8 @@
 // DML_SLICE1: the page's examples, the ONNX Slice cases, random windows over
 // every type and rank against a plain reference, and every validation rule.
+#include <algorithm>
+#include <numeric>
+
 #include "json.hpp"
 #include "support.hpp"
 
@@ -40,6 +43,25 @@ Tensor iota(DML_TENSOR_DATA_TYPE type, std::vector<uint32_t> sizes) {
   Tensor t(type, std::move(sizes));
   for (uint64_t i = 0; i < t.elementCount(); ++i) t.set(i, test::bitsOf(type, double(i + 1)));
   return t;
+}
+
+// Whether validating a slice into an output of `sizes` at `strides` agrees
+// with listing every offset; counts the outcome in `refused` or `accepted`.
+void checkOverlapAgainstListing(const std::vector<uint32_t>& sizes, const std::vector<uint32_t>& strides, int& accepted,
+                                int& refused) {
+  Tensor packed(DML_TENSOR_DATA_TYPE_UINT8, sizes);
+  Tensor laid(DML_TENSOR_DATA_TYPE_UINT8, sizes, strides);
+  std::vector<uint64_t> offsets;
+  for (uint64_t i = 0; i < laid.elementCount(); ++i) offsets.push_back(laid.offsetOf(i));
+  std::sort(offsets.begin(), offsets.end());
+  const bool overlaps = std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end();
+  Slice1 all{std::vector<uint32_t>(sizes.size(), 0), sizes, std::vector<int32_t>(sizes.size(), 1)};
+  const std::optional<vkdml::Error> error = vkdml::validate(all.make(packed, laid));
+  std::string layout;
+  for (size_t d = 0; d < sizes.size(); ++d) layout += " " + std::to_string(sizes[d]) + "@" + std::to_string(strides[d]);
+  INFO("size@stride:" << layout);
+  CHECK(error.has_value() == overlaps);
+  (overlaps ? refused : accepted) += 1;
 }
 
 }  // namespace
@@ -409,12 +431,25 @@ TEST_CASE("slice1: tensor descriptor rules") {
     CHECK_FALSE(vkdml::validate(wider.make(widerInput, wovenWider)).has_value());
     Tensor overlapsWider(DML_TENSOR_DATA_TYPE_FLOAT32, {1024, 1025, 2}, {2048, 2046, 1});
     test::expectInvalid(wider.make(widerInput, overlapsWider), "OutputTensor.Strides", {"must not overlap ("});
-    // Three interleaved dimensions, apart (listed by a brute force), but
-    // 1092624 offsets are too many to list: refused as unproven.
+    // Three interleaved dimensions, decided by solving for two of them at
+    // each difference of the third: apart (a brute force listed their
+    // 1092624 offsets), and overlapping only through all three (24 * 4528 +
+    // 49 * 15462 == 67 * 12930; no pair meets alone).
     Slice1 deep{{0, 0, 0}, {102, 103, 104}, {1, 1, 1}};
     Tensor deepInput(DML_TENSOR_DATA_TYPE_FLOAT32, {102, 103, 104});
     Tensor wovenDeep(DML_TENSOR_DATA_TYPE_FLOAT32, {102, 103, 104}, {8448, 3953, 16324});
-    test::expectInvalid(deep.make(deepInput, wovenDeep), "OutputTensor.Strides", {"overlap", "1048576"});
+    CHECK_FALSE(vkdml::validate(deep.make(deepInput, wovenDeep)).has_value());
+    Tensor overlapsDeep(DML_TENSOR_DATA_TYPE_FLOAT32, {102, 103, 104}, {4528, 15462, 12930});
+    test::expectInvalid(deep.make(deepInput, overlapsDeep), "OutputTensor.Strides", {"must not overlap ("});
+    // Eight dimensions of 6, apart (their offsets are distinct modulo 6^8,
+    // where the strides are 6^k), but the six smallest dimensions' 11^6
+    // differences are more than vkdml tries: refused as unproven.
+    const uint32_t m = 1679616;  // 6^8
+    Slice1 many{std::vector<uint32_t>(8, 0), std::vector<uint32_t>(8, 6), std::vector<int32_t>(8, 1)};
+    Tensor manyInput(DML_TENSOR_DATA_TYPE_UINT8, std::vector<uint32_t>(8, 6));
+    Tensor wovenMany(DML_TENSOR_DATA_TYPE_UINT8, std::vector<uint32_t>(8, 6),
+                     {1 + m, 6 + m, 36, 216, 1296, 7776, 46656, 279936});
+    test::expectInvalid(many.make(manyInput, wovenMany), "OutputTensor.Strides", {"overlap", "1048576"});
   }
   SUBCASE("the overlap check against listing every offset, over random small layouts") {
     std::mt19937_64 rng(20261207);
@@ -438,23 +473,46 @@ TEST_CASE("slice1: tensor descriptor rules") {
         sizes.insert(sizes.begin(), 2 + static_cast<uint32_t>(rng() % 3));
         strides.insert(strides.begin(), span + static_cast<uint32_t>(rng() % 3));
       }
-      Tensor packed(DML_TENSOR_DATA_TYPE_FLOAT32, sizes);
-      Tensor laid(DML_TENSOR_DATA_TYPE_FLOAT32, sizes, strides);
-      std::vector<uint64_t> offsets;
-      for (uint64_t i = 0; i < laid.elementCount(); ++i) offsets.push_back(laid.offsetOf(i));
-      std::sort(offsets.begin(), offsets.end());
-      const bool overlaps = std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end();
-      Slice1 all{std::vector<uint32_t>(sizes.size(), 0), sizes, std::vector<int32_t>(sizes.size(), 1)};
-      const std::optional<vkdml::Error> error = vkdml::validate(all.make(packed, laid));
-      std::string layout;
-      for (size_t d = 0; d < sizes.size(); ++d)
-        layout += " " + std::to_string(sizes[d]) + "@" + std::to_string(strides[d]);
-      INFO("size@stride:" << layout);
-      CHECK(error.has_value() == overlaps);
-      (overlaps ? refused : accepted) += 1;
+      checkOverlapAgainstListing(sizes, strides, accepted, refused);
     }
     CHECK(accepted > 400);
     CHECK(refused > 400);
+  }
+  SUBCASE("the overlap check against listing every offset, over random woven layouts of 3 to 5 dimensions") {
+    // Strides of a mixed radix, some plus the element count, are apart
+    // (distinct modulo the count) and mostly interleaved; with two strides
+    // drawn below the count instead, about half overlap, most of them only
+    // through three dimensions or more (no pair meets alone).
+    std::mt19937_64 rng(20261208);
+    int accepted = 0, refused = 0, deep = 0;
+    for (int n = 0; n < 600; ++n) {
+      const uint32_t rank = 3 + static_cast<uint32_t>(rng() % 3);
+      std::vector<uint32_t> sizes(rank), strides(rank);
+      uint32_t count = 1;
+      for (uint32_t& size : sizes) count *= size = 2 + static_cast<uint32_t>(rng() % 7);
+      std::vector<uint32_t> order(rank);
+      std::iota(order.begin(), order.end(), 0u);
+      std::shuffle(order.begin(), order.end(), rng);
+      uint32_t radix = 1;
+      for (uint32_t d : order) {
+        strides[d] = radix + count * static_cast<uint32_t>(rng() % 2);
+        radix *= sizes[d];
+      }
+      if (rng() % 3)
+        for (int moved = 0; moved < 2; ++moved) strides[rng() % rank] = 1 + static_cast<uint32_t>(rng() % count);
+      const int before = refused;
+      checkOverlapAgainstListing(sizes, strides, accepted, refused);
+      bool pairMeets = false;
+      for (uint32_t i = 0; i < rank; ++i)
+        for (uint32_t j = i + 1; j < rank; ++j) {
+          const uint32_t g = std::gcd(strides[i], strides[j]);
+          pairMeets = pairMeets || (strides[j] / g < sizes[i] && strides[i] / g < sizes[j]);
+        }
+      deep += refused > before && !pairMeets;
+    }
+    CHECK(accepted > 250);
+    CHECK(refused > 120);
+    CHECK(deep > 90);
   }
   SUBCASE("DimensionCount of a tensor is 1..8") {
     s.make(input, output);

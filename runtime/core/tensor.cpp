@@ -30,12 +30,16 @@ namespace {
 // qualify), or its own span is below the greatest common divisor of the
 // others' strides (its offsets are distinct residues modulo that divisor,
 // which the others' offsets do not change; only the smallest stride can
-// qualify). Two dimensions left are decided exactly: i * s0 == j * s1 first
-// holds at i = s1 / gcd, j = s0 / gcd. More are decided by listing their
-// offsets, up to kListedOverlapElements of them.
-constexpr uint64_t kListedOverlapElements = uint64_t(1) << 20;
+// qualify). What is left overlaps iff some index difference d, not all zero
+// and |d_k| < n_k, has sum(d_k * s_k) == 0. The two largest dimensions' part
+// of d is solved exactly for each difference of the others (a linear
+// Diophantine equation in two unknowns), so the work is the number of those
+// differences, at most kTriedDifferences.
+constexpr uint64_t kTriedDifferences = uint64_t(1) << 20;
 
 using Dims = std::vector<std::pair<uint64_t, uint32_t>>;  // (stride, size)
+// Sums of strides times differences, and their products in the solving, pass 2^64.
+__extension__ typedef __int128 Wide;
 
 // The dimensions left to decide, by stride; nullopt where one has stride 0.
 std::optional<Dims> interleaved(const TensorInfo& t) {
@@ -61,28 +65,77 @@ std::optional<Dims> interleaved(const TensorInfo& t) {
   return dims;
 }
 
-// Whether two elements share an offset; nullopt where there are too many to list.
+Wide floorDiv(Wide a, Wide b) {  // b > 0
+  return a / b - (a % b < 0 ? 1 : 0);
+}
+Wide ceilDiv(Wide a, Wide b) {  // b > 0
+  return a / b + (a % b > 0 ? 1 : 0);
+}
+
+// The inverse of a modulo m, for coprime a and m >= 1.
+Wide inverse(Wide a, Wide m) {
+  Wide r0 = m, r1 = a % m, x0 = 0, x1 = 1;
+  while (r1 != 0) {
+    const Wide q = r0 / r1;
+    std::swap(r0 -= q * r1, r1);
+    std::swap(x0 -= q * x1, x1);
+  }
+  return ((x0 % m) + m) % m;
+}
+
+// Whether x * sa + y * sb == c has a solution with |x| < na, |y| < nb, and
+// one other than x = y = 0 where `nonzero`.
+bool solvable(uint64_t sa, uint32_t na, uint64_t sb, uint32_t nb, Wide c, bool nonzero) {
+  const Wide g = std::gcd(sa, sb), a = sa / g, b = sb / g;
+  if (c % g != 0) return false;
+  c /= g;
+  // x == c * a^-1 (mod b): x = x0 + t * b, y = (c - x * a) / b = y0 - t * a.
+  const Wide x0 = ((c % b) + b) % b * inverse(a, b) % b, y0 = (c - x0 * a) / b;
+  const Wide tLow = std::max(ceilDiv(-Wide(na - 1) - x0, b), ceilDiv(y0 - Wide(nb - 1), a));
+  const Wide tHigh = std::min(floorDiv(Wide(na - 1) - x0, b), floorDiv(y0 + Wide(nb - 1), a));
+  if (tLow > tHigh) return false;
+  // x = y = 0 is the solution t = 0 of c == 0 (x0 = y0 = 0); any other t is not.
+  return !nonzero || c != 0 || tLow != 0 || tHigh != 0;
+}
+
+// Whether two elements share an offset; nullopt where there are too many differences to try.
 std::optional<bool> overlap(const TensorInfo& t) {
-  const std::optional<Dims> dims = interleaved(t);
+  std::optional<Dims> dims = interleaved(t);
   if (!dims) return true;
-  if (dims->size() == 2) {
-    const auto [s0, n0] = dims->front();
-    const auto [s1, n1] = dims->back();
-    const uint64_t g = std::gcd(s0, s1);
-    return s1 / g < n0 && s0 / g < n1;
+  if (dims->size() < 2) return false;
+  // The two largest sizes are solved for; the rest are tried.
+  std::sort(dims->begin(), dims->end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  const auto [sb, nb] = dims->back();
+  dims->pop_back();
+  const auto [sa, na] = dims->back();
+  dims->pop_back();
+  uint64_t differences = 1;
+  for (const auto& d : *dims) {
+    differences *= 2 * uint64_t(d.second) - 1;
+    if (differences > kTriedDifferences) return std::nullopt;
   }
-  uint64_t count = 1;
-  for (const auto& d : *dims) count *= d.second;  // at most the element count
-  if (count > kListedOverlapElements) return std::nullopt;
-  std::vector<uint64_t> offsets{0};
-  offsets.reserve(count);
-  for (const auto& [stride, size] : *dims) {
-    const size_t before = offsets.size();
-    for (uint32_t k = 1; k < size; ++k)
-      for (size_t j = 0; j < before; ++j) offsets.push_back(offsets[j] + uint64_t(k) * stride);
+  // An odometer over d_k in [-(n_k - 1), n_k - 1], carrying sum(d_k * s_k).
+  std::vector<int64_t> d(dims->size());
+  Wide sum = 0;
+  for (size_t k = 0; k < d.size(); ++k) {
+    d[k] = -int64_t((*dims)[k].second - 1);
+    sum += Wide(d[k]) * Wide((*dims)[k].first);
   }
-  std::sort(offsets.begin(), offsets.end());
-  return std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end();
+  for (uint64_t i = 0; i < differences; ++i) {
+    const bool zero = std::all_of(d.begin(), d.end(), [](int64_t v) { return v == 0; });
+    if (solvable(sa, na, sb, nb, -sum, zero)) return true;
+    for (size_t k = 0; k < d.size(); ++k) {
+      const int64_t top = int64_t((*dims)[k].second - 1);
+      if (d[k] < top) {
+        ++d[k];
+        sum += Wide((*dims)[k].first);
+        break;
+      }
+      sum -= Wide(2 * top) * Wide((*dims)[k].first);
+      d[k] = -top;
+    }
+  }
+  return false;
 }
 }  // namespace
 
@@ -155,8 +208,9 @@ std::optional<TensorInfo> readTensor(const char* op, const std::string& field, c
       throwInvalid(op, field + ".Strides",
                    concat(overlaps ? "an output's elements must not overlap"
                                    : concat("an output's elements must not overlap, which vkdml decides for more than "
-                                            "two interleaved dimensions by listing their offsets, at most ",
-                                            kListedOverlapElements),
+                                            "two interleaved dimensions by trying the index differences of all "
+                                            "but the two largest, at most ",
+                                            kTriedDifferences),
                           " (Sizes ", t.shape(), ", Strides ", list(t.strides.data(), t.rank), ")"));
   }
   return t;
